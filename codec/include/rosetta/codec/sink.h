@@ -1,0 +1,69 @@
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string_view>
+
+namespace rosetta::codec {
+
+// Count given to BeginArray/BeginMap when the input did not say (JSON, CBOR indefinite).
+inline constexpr uint64_t kUnknownLength = ~uint64_t{0};
+
+// The one event interface between every reader and every writer (DESIGN.md "The codec
+// core"). Readers are templates on their sink, so each (reader, writer) pair compiles to
+// direct calls. Every event returns false to stop; the sink has then recorded the error
+// in the request's Context and the reader adds the offset and path.
+//
+// Integers cover CBOR's whole range: Uint(n) is n, NegInt(n) is -1 - n. Map keys are
+// ordinary items: BeginMap, then key, value, key, value, ..., EndMap. A Tag applies to
+// the one item that follows it.
+template <class S>
+concept Sink = requires(S s, bool b, uint8_t u8, uint64_t u, double d, std::string_view v) {
+  { s.Null() } -> std::same_as<bool>;
+  { s.Undefined() } -> std::same_as<bool>;
+  { s.Bool(b) } -> std::same_as<bool>;
+  { s.Simple(u8) } -> std::same_as<bool>;
+  { s.Uint(u) } -> std::same_as<bool>;
+  { s.NegInt(u) } -> std::same_as<bool>;
+  { s.Double(d) } -> std::same_as<bool>;
+  { s.Text(v) } -> std::same_as<bool>;
+  { s.Bytes(v) } -> std::same_as<bool>;
+  { s.BeginArray(u) } -> std::same_as<bool>;
+  { s.EndArray() } -> std::same_as<bool>;
+  { s.BeginMap(u) } -> std::same_as<bool>;
+  { s.EndMap() } -> std::same_as<bool>;
+  { s.Tag(u) } -> std::same_as<bool>;
+};
+
+// CBOR tags with a meaning in the mapping (docs/formats.md).
+inline constexpr uint64_t kTagEpochTime = 1;           // RFC 8949 3.4.2
+inline constexpr uint64_t kTagPositiveBignum = 2;      // RFC 8949 3.4.3
+inline constexpr uint64_t kTagNegativeBignum = 3;
+inline constexpr uint64_t kTagIpv4 = 52;               // RFC 9164
+inline constexpr uint64_t kTagIpv6 = 54;
+inline constexpr uint64_t kTagExtendedTime = 1001;     // RFC 9581: {1: seconds, -9: nanoseconds}
+// MessagePack ext type T (-128..127, other than the timestamp -1) travels through CBOR as
+// tag kTagMsgpackExtBase + (T & 0xff) over a byte string ("mp" in the high bytes; a tag in
+// the first-come-first-served range, RFC 8949 9.2).
+inline constexpr uint64_t kTagMsgpackExtBase = 0x6D700000;
+
+// A sink that accepts every event: validation is a reader driving it.
+struct NullSink {
+  bool Null() { return true; }
+  bool Undefined() { return true; }
+  bool Bool(bool) { return true; }
+  bool Simple(uint8_t) { return true; }
+  bool Uint(uint64_t) { return true; }
+  bool NegInt(uint64_t) { return true; }
+  bool Double(double) { return true; }
+  bool Text(std::string_view) { return true; }
+  bool Bytes(std::string_view) { return true; }
+  bool BeginArray(uint64_t) { return true; }
+  bool EndArray() { return true; }
+  bool BeginMap(uint64_t) { return true; }
+  bool EndMap() { return true; }
+  bool Tag(uint64_t) { return true; }
+};
+static_assert(Sink<NullSink>);
+
+}  // namespace rosetta::codec

@@ -1,0 +1,271 @@
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "common/float_bits.h"
+#include "common/reader_state.h"
+#include "common/scratch.h"
+#include "common/utf8.h"
+#include "rosetta/codec/sink.h"
+
+namespace rosetta::codec {
+
+// Reads one CBOR data item (RFC 8949) and drives a sink with it. Iterative: containers
+// live on ReaderState's stack. Every claimed length or count is checked against the
+// bytes left before it is used, so a claim never costs more than the bytes behind it.
+template <Sink S>
+class CborReader {
+ public:
+  CborReader(Context& ctx, S& sink) : st_(ctx), sink_(sink), scratch_(ctx) {}
+
+  bool Read(std::string_view input);
+
+ private:
+  using u8 = uint8_t;
+  [[gnu::cold]] bool Fail(ErrorCode code, uint64_t offset, std::string message) {
+    return st_.FailAt(code, offset, std::move(message));
+  }
+  [[gnu::cold]] bool SinkFailed(uint64_t offset) {
+    st_.Locate(offset);
+    return false;
+  }
+  [[gnu::cold]] bool Truncated(uint64_t offset, uint64_t need) {
+    return Fail(ErrorCode::kTruncated, offset,
+                "item claims " + std::to_string(need) + " bytes but " + std::to_string(end_ - pos_) + " remain");
+  }
+  // Reads the argument that follows an initial byte; false on truncation/reserved values.
+  bool Argument(u8 ai, uint64_t start, uint64_t* arg) {
+    if (ai < 24) {
+      *arg = ai;
+      return true;
+    }
+    if (ai > 27) return Fail(ErrorCode::kSyntax, start, "reserved additional information " + std::to_string(ai));
+    size_t n = size_t{1} << (ai - 24);
+    if (static_cast<size_t>(end_ - pos_) < n) return Truncated(start, n);
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v = v << 8 | pos_[i];
+    pos_ += n;
+    *arg = v;
+    return true;
+  }
+  bool ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out);
+  bool ReadChunks(u8 major, uint64_t start, std::string_view* out);
+
+  ReaderState st_;
+  S& sink_;
+  Scratch scratch_;
+  const u8* begin_ = nullptr;
+  const u8* pos_ = nullptr;
+  const u8* end_ = nullptr;
+};
+
+template <Sink S>
+bool CborReader<S>::ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out) {
+  if (ai == 31) return ReadChunks(major, start, out);
+  uint64_t len = 0;
+  if (!Argument(ai, start, &len)) return false;
+  // Claim guard: the length is checked against the bytes behind it before anything else.
+  if (len > static_cast<uint64_t>(end_ - pos_)) return Truncated(start, len);
+  if (len > st_.ctx().limits.max_string_bytes) {
+    return Fail(ErrorCode::kStringTooLarge, start,
+                "string of " + std::to_string(len) + " bytes passes max_string_bytes " +
+                    std::to_string(st_.ctx().limits.max_string_bytes));
+  }
+  *out = {reinterpret_cast<const char*>(pos_), static_cast<size_t>(len)};
+  pos_ += len;
+  if (major == 3 && !ValidUtf8(*out)) return Fail(ErrorCode::kInvalidUtf8, start, "text string is not valid UTF-8");
+  return true;
+}
+
+// An indefinite-length string: definite chunks of the same major type up to a break
+// (RFC 8949 3.2.3). The chunks are walked once to check them and total their size, then
+// copied once into a block of exactly that size.
+template <Sink S>
+bool CborReader<S>::ReadChunks(u8 major, uint64_t start, std::string_view* out) {
+  const u8* first = pos_;
+  uint64_t total = 0;
+  size_t chunks = 0;
+  std::string_view only;
+  for (;;) {
+    if (pos_ >= end_) return Truncated(start, 1);
+    const uint64_t chunk_start = pos_ - begin_;
+    u8 ib = *pos_++;
+    if (ib == 0xff) break;
+    if ((ib >> 5) != major || (ib & 31) == 31) {
+      return Fail(ErrorCode::kSyntax, chunk_start, "chunk of an indefinite-length string must be a definite string of the same type");
+    }
+    std::string_view chunk;
+    if (!ReadString(major, ib & 31, chunk_start, &chunk)) return false;  // checks UTF-8 per chunk
+    total += chunk.size();
+    if (total > st_.ctx().limits.max_string_bytes) {
+      return Fail(ErrorCode::kStringTooLarge, start,
+                  "string passes max_string_bytes " + std::to_string(st_.ctx().limits.max_string_bytes));
+    }
+    only = chunk;
+    ++chunks;
+  }
+  if (chunks <= 1) {
+    *out = chunks ? only : std::string_view();
+    return true;
+  }
+  char* block = scratch_.Allocate(total);
+  if (block == nullptr) return SinkFailed(start);
+  const u8* end = pos_;
+  size_t at = 0;
+  for (pos_ = first; *pos_ != 0xff;) {
+    std::string_view chunk;
+    u8 ib = *pos_++;
+    ReadString(major, ib & 31, 0, &chunk);  // already checked
+    std::memcpy(block + at, chunk.data(), chunk.size());
+    at += chunk.size();
+  }
+  pos_ = end;
+  *out = {block, static_cast<size_t>(total)};
+  return true;
+}
+
+template <Sink S>
+bool CborReader<S>::Read(std::string_view input) {
+  begin_ = pos_ = reinterpret_cast<const u8*>(input.data());
+  end_ = begin_ + input.size();
+  const Limits& limits = st_.ctx().limits;
+  bool tagged = false;  // a tag was read and its item is due
+  for (;;) {
+    uint64_t start = pos_ - begin_;
+    KeyKind kind = KeyKind::kOther;
+    std::string_view key;
+    uint64_t num = 0;
+    if (!st_.empty() && !tagged) {
+      Frame& f = st_.top();
+      bool close;
+      if (f.remaining == kUnknownLength) {
+        close = pos_ < end_ && *pos_ == 0xff;
+        if (close) {
+          if (f.is_map && (f.index & 1)) return Fail(ErrorCode::kSyntax, start, "break after a map key with no value");
+          ++pos_;
+        }
+      } else {
+        close = f.remaining == 0;
+      }
+      if (close) {
+        bool is_map = f.is_map;
+        st_.Close();
+        if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return SinkFailed(start);
+        goto item_done;
+      }
+    }
+    if (pos_ >= end_) [[unlikely]] return Fail(ErrorCode::kTruncated, start, "input ends where an item was due");
+    tagged = false;
+    {
+      const u8 ib = *pos_++;
+      const u8 major = ib >> 5;
+      const u8 ai = ib & 31;
+      uint64_t arg = 0;
+      switch (major) {
+        case 0:
+        case 1:
+          if (ai == 31) return Fail(ErrorCode::kSyntax, start, "integer with indefinite length");
+          if (!Argument(ai, start, &arg)) return false;
+          if (!(major == 0 ? sink_.Uint(arg) : sink_.NegInt(arg))) return SinkFailed(start);
+          kind = major == 0 ? KeyKind::kUint : KeyKind::kNegInt;
+          num = arg;
+          break;
+        case 2:
+        case 3: {
+          if (!ReadString(major, ai, start, &key)) return false;
+          if (!(major == 3 ? sink_.Text(key) : sink_.Bytes(key))) return SinkFailed(start);
+          kind = major == 3 ? KeyKind::kText : KeyKind::kBytes;
+          break;
+        }
+        case 4:
+        case 5: {
+          const bool is_map = major == 5;
+          uint64_t items = kUnknownLength;
+          if (ai != 31) {
+            if (!Argument(ai, start, &arg)) return false;
+            // Claim guard: every item takes at least one byte.
+            uint64_t left = static_cast<uint64_t>(end_ - pos_);
+            if (arg > left || (is_map && arg > left / 2)) {
+              return Fail(ErrorCode::kTruncated, start,
+                          (is_map ? "map claims " : "array claims ") + std::to_string(arg) + " items but " +
+                              std::to_string(left) + " bytes remain");
+            }
+            if (arg > limits.max_items) {
+              return Fail(ErrorCode::kTooManyItems, start,
+                          std::to_string(arg) + " items pass max_items " + std::to_string(limits.max_items));
+            }
+            items = is_map ? arg * 2 : arg;
+          }
+          if (!st_.Open(is_map, items, start)) return SinkFailed(start);
+          uint64_t count = ai == 31 ? kUnknownLength : arg;
+          if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) return SinkFailed(start);
+          continue;
+        }
+        case 6:
+          if (ai == 31) return Fail(ErrorCode::kSyntax, start, "tag with indefinite length");
+          if (!Argument(ai, start, &arg)) return false;
+          if (!sink_.Tag(arg)) return SinkFailed(start);
+          tagged = true;
+          continue;  // the tagged item follows; together they are one item
+        default: {  // 7: simple values and floats (RFC 8949 3.3)
+          bool ok;
+          if (ai < 20) {
+            ok = sink_.Simple(ai);
+          } else if (ai == 20 || ai == 21) {
+            ok = sink_.Bool(ai == 21);
+          } else if (ai == 22) {
+            ok = sink_.Null();
+          } else if (ai == 23) {
+            ok = sink_.Undefined();
+          } else if (ai == 24) {
+            if (pos_ >= end_) return Truncated(start, 1);
+            u8 v = *pos_++;
+            // RFC 8949 3.3 makes 0xf8 0x00..0x1f not well-formed; 24..31 are kept readable
+            // (RFC 7049 and its Appendix A vector simple(24) = f818): docs/formats.md.
+            if (v < 24) return Fail(ErrorCode::kSyntax, start, "simple value " + std::to_string(v) + " in two bytes");
+            ok = sink_.Simple(v);
+          } else if (ai <= 27) {
+            if (!Argument(ai, start, &arg)) return false;
+            double d;
+            if (ai == 25) {
+              d = HalfToDouble(static_cast<uint16_t>(arg));
+            } else if (ai == 26) {
+              d = std::bit_cast<float>(static_cast<uint32_t>(arg));
+            } else {
+              d = std::bit_cast<double>(arg);
+            }
+            ok = sink_.Double(d);
+          } else if (ai == 31) {
+            return Fail(ErrorCode::kSyntax, start, "break outside an indefinite-length item");
+          } else {
+            return Fail(ErrorCode::kSyntax, start, "reserved additional information " + std::to_string(ai));
+          }
+          if (!ok) return SinkFailed(start);
+          break;
+        }
+      }
+    }
+  item_done:
+    if (st_.empty()) break;
+    {
+      Frame& f = st_.top();
+      if (f.remaining != kUnknownLength) {
+        --f.remaining;
+      } else if (f.index >= (f.is_map ? limits.max_items * 2 : limits.max_items)) [[unlikely]] {
+        return Fail(ErrorCode::kTooManyItems, start, "container passes max_items " + std::to_string(limits.max_items));
+      }
+      ++f.index;
+      if (f.is_map && (f.index & 1) && !st_.Key(kind, key, num, start)) return false;
+    }
+  }
+  if (pos_ != end_) {
+    return Fail(ErrorCode::kTrailingData, pos_ - begin_,
+                std::to_string(end_ - pos_) + " bytes after the end of the data item");
+  }
+  return true;
+}
+
+}  // namespace rosetta::codec

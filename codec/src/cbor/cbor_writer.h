@@ -1,0 +1,148 @@
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "common/context.h"
+#include "common/float_bits.h"
+#include "common/writer_stack.h"
+#include "rosetta/codec/output.h"
+#include "rosetta/codec/sink.h"
+
+namespace rosetta::codec {
+
+// Writes CBOR (RFC 8949) in preferred serialization: shortest heads, definite lengths,
+// the shortest float that holds the value. A container whose count the input did not give
+// gets a one-byte LengthSlot, fixed up (shifted when 24 or more items) when it closes.
+class CborWriter {
+ public:
+  CborWriter(Context& ctx, OutputBuffer& out) : ctx_(ctx), out_(out), stack_(ctx) {}
+
+  bool Null() { return Byte(0xf6); }
+  bool Undefined() { return Byte(0xf7); }
+  bool Bool(bool b) { return Byte(b ? 0xf5 : 0xf4); }
+  bool Simple(uint8_t v) {
+    ++stack_.top().count;
+    if (!Room(2)) return false;
+    if (v < 24) {
+      out_.Put(static_cast<char>(0xe0 | v));
+    } else {
+      out_.Put(static_cast<char>(0xf8));
+      out_.Put(static_cast<char>(v));
+    }
+    return true;
+  }
+  bool Uint(uint64_t v) { return Item(0, v); }
+  bool NegInt(uint64_t v) { return Item(1, v); }
+  bool Double(double d) {
+    ++stack_.top().count;
+    if (!Room(9)) return false;
+    uint16_t half;
+    if (DoubleToHalf(d, &half)) {
+      out_.Put(static_cast<char>(0xf9));
+      PutBig(half, 2);
+    } else if (FitsFloat(d)) {
+      out_.Put(static_cast<char>(0xfa));
+      PutBig(std::bit_cast<uint32_t>(static_cast<float>(d)), 4);
+    } else {
+      out_.Put(static_cast<char>(0xfb));
+      PutBig(std::bit_cast<uint64_t>(d), 8);
+    }
+    return true;
+  }
+  bool Text(std::string_view s) { return String(3, s); }
+  bool Bytes(std::string_view s) { return String(2, s); }
+  bool BeginArray(uint64_t n) { return Begin(4, n, false); }
+  bool BeginMap(uint64_t n) { return Begin(5, n, true); }
+  bool EndArray() { return End(4); }
+  bool EndMap() { return End(5); }
+  bool Tag(uint64_t tag) {
+    if (!Room(9)) return false;
+    Head(6, tag);  // a tag and its item are one item: counted with the item
+    return true;
+  }
+
+ private:
+  bool Room(size_t n) {
+    if (out_.Ensure(n)) [[likely]] return true;
+    return OutputFull();
+  }
+  [[gnu::cold]] bool OutputFull();
+  bool Byte(uint8_t b) {
+    ++stack_.top().count;
+    if (!Room(1)) return false;
+    out_.Put(static_cast<char>(b));
+    return true;
+  }
+  void PutBig(uint64_t v, int bytes) {
+    char* p = out_.cursor();
+    for (int i = bytes - 1; i >= 0; --i) {
+      p[i] = static_cast<char>(v);
+      v >>= 8;
+    }
+    out_.Advance(bytes);
+  }
+  // A head (major type + argument) in its shortest form; needs 9 bytes of room.
+  void Head(uint8_t major, uint64_t v) {
+    uint8_t m = static_cast<uint8_t>(major << 5);
+    if (v < 24) {
+      out_.Put(static_cast<char>(m | v));
+    } else if (v <= 0xff) {
+      out_.Put(static_cast<char>(m | 24));
+      out_.Put(static_cast<char>(v));
+    } else if (v <= 0xffff) {
+      out_.Put(static_cast<char>(m | 25));
+      PutBig(v, 2);
+    } else if (v <= 0xffffffff) {
+      out_.Put(static_cast<char>(m | 26));
+      PutBig(v, 4);
+    } else {
+      out_.Put(static_cast<char>(m | 27));
+      PutBig(v, 8);
+    }
+  }
+  bool Item(uint8_t major, uint64_t v) {
+    ++stack_.top().count;
+    if (!Room(9)) return false;
+    Head(major, v);
+    return true;
+  }
+  bool String(uint8_t major, std::string_view s) {
+    ++stack_.top().count;
+    if (!Room(9 + s.size())) return false;
+    Head(major, s.size());
+    out_.Append(s.data(), s.size());
+    return true;
+  }
+  bool Begin(uint8_t major, uint64_t n, bool is_map) {
+    ++stack_.top().count;
+    if (!Room(9)) return false;
+    const bool unknown = n == kUnknownLength;
+    if (!stack_.Push(WriterLevel{out_.size(), 0, is_map, unknown})) return false;
+    if (unknown) {
+      out_.Put(static_cast<char>(major << 5));  // LengthSlot: filled at End
+    } else {
+      Head(major, n);
+    }
+    return true;
+  }
+  bool End(uint8_t major) {
+    WriterLevel l = stack_.Pop();
+    if (!l.unknown_length) return true;
+    uint64_t n = l.is_map ? l.count / 2 : l.count;
+    if (n < 24) [[likely]] {
+      out_.data()[l.slot] = static_cast<char>((major << 5) | n);
+      return true;
+    }
+    return FillLongSlot(major, l.slot, n);
+  }
+  bool FillLongSlot(uint8_t major, uint64_t slot, uint64_t n);
+
+  Context& ctx_;
+  OutputBuffer& out_;
+  WriterStack stack_;
+};
+
+}  // namespace rosetta::codec

@@ -1,0 +1,100 @@
+#include "common/key_set.h"
+
+#include <functional>
+
+namespace rosetta::codec {
+namespace {
+
+uint64_t HashKey(uint32_t scope, KeyKind kind, std::string_view key) {
+  uint64_t h = std::hash<std::string_view>{}(key);
+  h ^= (uint64_t{scope} << 8 | static_cast<uint8_t>(kind)) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key) {
+  Scope& scope = scopes_.back();
+  const uint32_t scope_id = static_cast<uint32_t>(scopes_.size() - 1);
+  const uint64_t hash = HashKey(scope_id, kind, key);
+  const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
+  if (!scope.hashed) {
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
+      if (SameKey(entries_[i], scope_id, kind, key, hash)) return kDuplicate;
+    }
+  } else {
+    const size_t mask = table_.size() - 1;
+    for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+      uint32_t e = table_[slot];
+      if (e == 0) break;
+      if (SameKey(entries_[e - 1], scope_id, kind, key, hash)) return kDuplicate;
+    }
+  }
+  if (!entries_.Push(Entry{hash, key.data(), static_cast<uint32_t>(key.size()), scope_id, kind})) return kNoBudget;
+  if (scope.hashed) {
+    if (!EnsureTableRoom()) return kNoBudget;
+    TableInsert(static_cast<uint32_t>(entries_.size() - 1));
+  } else if (count + 1 > kLinearKeys) {
+    // This map outgrew linear search: index all its keys.
+    scope.hashed = true;
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
+      if (!EnsureTableRoom()) return kNoBudget;
+      TableInsert(i);
+    }
+  }
+  return kInserted;
+}
+
+bool KeySet::EnsureTableRoom() {
+  if ((table_live_ + 1) * 2 <= table_.size()) return true;
+  size_t cap = table_.size() ? table_.size() * 2 : 64;
+  if (!table_.Reserve(cap)) return false;
+  table_.Truncate(cap);
+  for (size_t i = 0; i < cap; ++i) table_[i] = 0;
+  table_live_ = 0;
+  for (uint32_t s = 0; s < scopes_.size(); ++s) {
+    if (!scopes_[s].hashed) continue;
+    uint32_t end = s + 1 < scopes_.size() ? scopes_[s + 1].first : static_cast<uint32_t>(entries_.size());
+    for (uint32_t i = scopes_[s].first; i < end; ++i) TableInsert(i);
+  }
+  return true;
+}
+
+bool KeySet::TableInsert(uint32_t entry) {
+  const size_t mask = table_.size() - 1;
+  size_t slot = entries_[entry].hash & mask;
+  while (table_[slot] != 0) slot = (slot + 1) & mask;
+  table_[slot] = entry + 1;
+  ++table_live_;
+  return true;
+}
+
+void KeySet::TableErase(uint32_t entry) {
+  const size_t mask = table_.size() - 1;
+  size_t i = entries_[entry].hash & mask;
+  while (table_[i] != entry + 1) i = (i + 1) & mask;
+  // Backward-shift deletion keeps every probe chain unbroken without tombstones.
+  for (size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+    uint32_t e = table_[j];
+    if (e == 0) break;
+    size_t home = entries_[e - 1].hash & mask;
+    bool movable = (j > i) ? (home <= i || home > j) : (home <= i && home > j);
+    if (movable) {
+      table_[i] = e;
+      i = j;
+    }
+  }
+  table_[i] = 0;
+  --table_live_;
+}
+
+void KeySet::Close() {
+  Scope scope = scopes_.back();
+  if (scope.hashed) {
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) TableErase(i);
+  }
+  entries_.Truncate(scope.first);
+  scopes_.Pop();
+}
+
+}  // namespace rosetta::codec

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/budget_vector.h"
+#include "common/key_set.h"
+#include "rosetta/codec/sink.h"
+
+namespace rosetta::codec {
+
+// One open container in a reader: what is left of it, where the reader is in it, and the
+// key of the current value (for the error path). Readers keep these on an explicit stack:
+// nesting never recurses on the machine stack.
+struct Frame {
+  uint64_t remaining;  // items (keys and values counted apart) still due; kUnknownLength if not given
+  uint64_t index;      // items completed at this level
+  const char* key;     // current key (text or bytes) or null
+  uint64_t key_num;    // current key when it is an integer
+  uint32_t key_size;
+  KeyKind key_kind;
+  bool is_map;
+};
+
+// The container stack, depth limit, duplicate keys and error path shared by all readers.
+class ReaderState {
+ public:
+  explicit ReaderState(Context& ctx) : ctx_(ctx), frames_(ctx), keys_(ctx) {}
+
+  Context& ctx() { return ctx_; }
+  bool empty() const { return frames_.empty(); }
+  size_t depth() const { return frames_.size(); }
+  Frame& top() { return frames_.back(); }
+
+  // Depth is checked on every container open (max_depth counts open containers).
+  bool Open(bool is_map, uint64_t remaining, uint64_t offset) {
+    if (frames_.size() >= ctx_.limits.max_depth) [[unlikely]] return DepthExceeded(offset);
+    if (is_map && !ctx_.options.allow_duplicate_keys && !keys_.Open()) return false;
+    return frames_.Push(Frame{remaining, 0, nullptr, 0, 0, KeyKind::kNone, is_map});
+  }
+  void Close() {
+    if (frames_.back().is_map && !ctx_.options.allow_duplicate_keys) keys_.Close();
+    frames_.Pop();
+  }
+  // True when the next item of the innermost map is a key.
+  bool AtKey() const { return !frames_.empty() && frames_[frames_.size() - 1].is_map && (frames_[frames_.size() - 1].index & 1) == 0; }
+
+  // Records a completed key of the innermost map and refuses a duplicate.
+  bool Key(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset) {
+    Frame& f = frames_.back();
+    f.key_kind = kind;
+    f.key = bytes.data();
+    f.key_size = static_cast<uint32_t>(bytes.size());
+    f.key_num = num;
+    if (ctx_.options.allow_duplicate_keys || kind == KeyKind::kOther) return true;
+    std::string_view id = bytes;
+    if (kind == KeyKind::kUint || kind == KeyKind::kNegInt) id = {reinterpret_cast<const char*>(&f.key_num), sizeof f.key_num};
+    KeySet::Result r = keys_.Insert(kind, id);
+    if (r == KeySet::kInserted) [[likely]] return true;
+    if (r == KeySet::kNoBudget) return false;
+    return DuplicateKey(offset);
+  }
+
+  // Fills in the offset and path of an error a sink reported (or one found here).
+  [[gnu::cold]] void Locate(uint64_t offset) {
+    if (!ctx_.located) {
+      ctx_.status.offset = offset;
+      ctx_.located = true;
+    }
+    if (ctx_.status.path.empty()) ctx_.status.path = Path();
+  }
+  [[gnu::cold]] bool FailAt(ErrorCode code, uint64_t offset, std::string message) {
+    ctx_.FailAt(code, offset, std::move(message));
+    Locate(offset);
+    return false;
+  }
+
+  // JSON Pointer (RFC 6901) of the item being read.
+  [[gnu::cold]] std::string Path() const;
+
+ private:
+  [[gnu::cold]] bool DepthExceeded(uint64_t offset) {
+    return FailAt(ErrorCode::kDepthExceeded, offset,
+                  "nesting deeper than max_depth " + std::to_string(ctx_.limits.max_depth));
+  }
+  [[gnu::cold]] bool DuplicateKey(uint64_t offset);
+
+  Context& ctx_;
+  BudgetVector<Frame> frames_;
+  KeySet keys_;
+};
+
+}  // namespace rosetta::codec

@@ -1,0 +1,181 @@
+#pragma once
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "common/context.h"
+#include "common/writer_stack.h"
+#include "rosetta/codec/output.h"
+#include "rosetta/codec/sink.h"
+
+namespace rosetta::codec {
+
+// Writes compact JSON (RFC 8259). Map keys: text, or integers as decimal strings; any
+// other key is unrepresentable. Bytes: base64url without padding (RFC 8949 6.1) or, by
+// option, standard base64. Tags 2/3 print as the exact decimal integer, 52/54 as IP text
+// (RFC 9164); MessagePack ext tags are unrepresentable; other tags are dropped and their
+// item kept (RFC 8949 6.1). Undefined and simple values become null.
+class JsonWriter {
+ public:
+  JsonWriter(Context& ctx, OutputBuffer& out) : ctx_(ctx), out_(out), stack_(ctx) {}
+
+  bool Null() { return Literal("null", 4); }
+  bool Undefined() { return Literal("null", 4); }
+  bool Simple(uint8_t) { return Literal("null", 4); }
+  bool Bool(bool b) { return b ? Literal("true", 4) : Literal("false", 5); }
+  bool Uint(uint64_t v) {
+    if (special_) [[unlikely]] return SpecialInt(v, false);
+    return Integer(v, false);
+  }
+  bool NegInt(uint64_t n) {
+    if (special_) [[unlikely]] return SpecialInt(n, true);
+    return Integer(n, true);
+  }
+  bool Double(double d) {
+    if (special_ && !SpecialOther()) [[unlikely]] return false;
+    if (AtKey()) [[unlikely]] return BadKey("float");
+    if (!std::isfinite(d)) [[unlikely]] return NonFinite(d);
+    if (!Room(32)) return false;
+    Prefix();
+    char* p = out_.cursor();
+    char* e = std::to_chars(p, p + 30, d).ptr;
+    // Keep the value a float across a round trip: "1" would come back as an integer.
+    bool integral = true;
+    for (char* q = p; q < e; ++q) {
+      if (*q == '.' || *q == 'e') {
+        integral = false;
+        break;
+      }
+    }
+    if (integral) {
+      e[0] = '.';
+      e[1] = '0';
+      e += 2;
+    }
+    out_.Advance(e - p);
+    return true;
+  }
+  bool Text(std::string_view s) {
+    if (special_ && !SpecialOther()) [[unlikely]] return false;
+    if (!Room(s.size() + 3)) return false;
+    Prefix();
+    return String(s);
+  }
+  bool Bytes(std::string_view s) {
+    if (special_) [[unlikely]] return SpecialBytes(s);
+    if (AtKey()) [[unlikely]] return BadKey("byte string");
+    return Base64(s);
+  }
+  bool BeginArray(uint64_t) {
+    if (special_) [[unlikely]] return SpecialArray();
+    return Begin('[', false);
+  }
+  bool BeginMap(uint64_t) {
+    if (special_ && !SpecialOther()) [[unlikely]] return false;
+    return Begin('{', true);
+  }
+  bool EndArray() {
+    if (ip_depth_ && stack_.depth() == ip_depth_) [[unlikely]] return EndIpPrefix();
+    return End(']');
+  }
+  bool EndMap() { return End('}'); }
+  bool Tag(uint64_t tag) {
+    if (special_ && !SpecialOther()) return false;
+    if (tag == kTagPositiveBignum || tag == kTagNegativeBignum || tag == kTagIpv4 || tag == kTagIpv6 ||
+        (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff)) {
+      pending_tag_ = tag;
+      special_ = true;
+    }
+    return true;
+  }
+
+ private:
+  bool Room(size_t n) {
+    if (out_.Ensure(n)) [[likely]] return true;
+    return OutputFull();
+  }
+  [[gnu::cold]] bool OutputFull();
+  [[gnu::cold]] bool Unrepresentable(std::string message) { return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message)); }
+  [[gnu::cold]] bool BadKey(const char* type);
+  [[gnu::cold]] bool NonFinite(double d);
+
+  bool AtKey() {
+    const WriterLevel& l = stack_.top();
+    return l.is_map && !(l.count & 1);
+  }
+  // Separator before an item; needs 1 byte of room.
+  void Prefix() {
+    WriterLevel& l = stack_.top();
+    if (l.count) out_.Put(l.is_map && (l.count & 1) ? ':' : ',');
+    ++l.count;
+  }
+  bool Literal(const char* text, size_t n) {
+    if (special_ && !SpecialOther()) [[unlikely]] return false;
+    if (AtKey()) [[unlikely]] return BadKey(text);
+    if (!Room(n + 1)) return false;
+    Prefix();
+    out_.Append(text, n);
+    return true;
+  }
+  bool Integer(uint64_t v, bool negative) {
+    const bool key = AtKey();
+    if (!Room(24)) return false;
+    Prefix();
+    if (key) out_.Put('"');
+    if (negative) {
+      out_.Put('-');
+      if (v == ~uint64_t{0}) {
+        out_.Append("18446744073709551616", 20);
+      } else {
+        out_.Advance(std::to_chars(out_.cursor(), out_.cursor() + 20, v + 1).ptr - out_.cursor());
+      }
+    } else {
+      out_.Advance(std::to_chars(out_.cursor(), out_.cursor() + 20, v).ptr - out_.cursor());
+    }
+    if (key) out_.Put('"');
+    return true;
+  }
+  bool String(std::string_view s);  // after Room(s.size() + 2)
+  bool Base64(std::string_view s);
+  bool Begin(char open, bool is_map) {
+    if (AtKey()) [[unlikely]] return BadKey(is_map ? "map" : "array");
+    if (!Room(2)) return false;
+    Prefix();
+    if (!stack_.Push(WriterLevel{0, 0, is_map, false})) return false;
+    out_.Put(open);
+    return true;
+  }
+  bool End(char close) {
+    stack_.Pop();
+    if (!Room(1)) return false;
+    out_.Put(close);
+    return true;
+  }
+
+  // Tagged items (cold: only after a tag this writer gives meaning to).
+  bool SpecialOther();
+  bool SpecialInt(uint64_t v, bool negative);
+  bool SpecialBytes(std::string_view s);
+  bool SpecialArray();
+  bool EndIpPrefix();
+  bool Bignum(std::string_view magnitude, bool negative);
+  bool IpText(bool v6, std::string_view addr, int prefix);
+
+  Context& ctx_;
+  OutputBuffer& out_;
+  WriterStack stack_;
+  bool special_ = false;
+  uint64_t pending_tag_ = 0;
+  // An RFC 9164 prefix [length, address] being captured.
+  size_t ip_depth_ = 0;
+  bool ip_v6_ = false;
+  int ip_field_ = 0;  // 0: length due, 1: address due, 2: complete
+  uint64_t ip_prefix_ = 0;
+  uint8_t ip_addr_[16] = {};
+  size_t ip_addr_size_ = 0;
+};
+
+}  // namespace rosetta::codec

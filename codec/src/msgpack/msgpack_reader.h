@@ -1,0 +1,261 @@
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/reader_state.h"
+#include "common/utf8.h"
+#include "rosetta/codec/sink.h"
+
+namespace rosetta::codec {
+
+// Reads one MessagePack object (github.com/msgpack/msgpack/blob/master/spec.md) and
+// drives a sink with it. The timestamp extension (-1) becomes CBOR tag 1 (whole seconds)
+// or tag 1001 {1: seconds, -9: nanoseconds} (RFC 9581); any other ext type T becomes
+// tag kTagMsgpackExtBase + (T & 0xff) over its data, so it passes through CBOR losslessly.
+template <Sink S>
+class MsgpackReader {
+ public:
+  MsgpackReader(Context& ctx, S& sink) : st_(ctx), sink_(sink) {}
+
+  bool Read(std::string_view input);
+
+ private:
+  using u8 = uint8_t;
+  [[gnu::cold]] bool Fail(ErrorCode code, uint64_t offset, std::string message) {
+    return st_.FailAt(code, offset, std::move(message));
+  }
+  [[gnu::cold]] bool SinkFailed(uint64_t offset) {
+    st_.Locate(offset);
+    return false;
+  }
+  [[gnu::cold]] bool Truncated(uint64_t offset, uint64_t need) {
+    return Fail(ErrorCode::kTruncated, offset,
+                "item claims " + std::to_string(need) + " bytes but " + std::to_string(end_ - pos_) + " remain");
+  }
+  // Big-endian unsigned of n bytes.
+  bool Fixed(size_t n, uint64_t start, uint64_t* v) {
+    if (static_cast<size_t>(end_ - pos_) < n) return Truncated(start, n);
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; ++i) x = x << 8 | pos_[i];
+    pos_ += n;
+    *v = x;
+    return true;
+  }
+  // Claim guard for str/bin/ext payloads: checked against the bytes left first.
+  bool Payload(uint64_t len, uint64_t start, std::string_view* out) {
+    if (len > static_cast<uint64_t>(end_ - pos_)) return Truncated(start, len);
+    if (len > st_.ctx().limits.max_string_bytes) {
+      return Fail(ErrorCode::kStringTooLarge, start,
+                  "string of " + std::to_string(len) + " bytes passes max_string_bytes " +
+                      std::to_string(st_.ctx().limits.max_string_bytes));
+    }
+    *out = {reinterpret_cast<const char*>(pos_), static_cast<size_t>(len)};
+    pos_ += len;
+    return true;
+  }
+  bool Ext(int8_t type, std::string_view data, uint64_t start);
+
+  ReaderState st_;
+  S& sink_;
+  const u8* begin_ = nullptr;
+  const u8* pos_ = nullptr;
+  const u8* end_ = nullptr;
+};
+
+template <Sink S>
+bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
+  if (type != -1) {
+    return (sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && sink_.Bytes(data)) || SinkFailed(start);
+  }
+  const auto* p = reinterpret_cast<const u8*>(data.data());
+  auto big = [p](size_t at, size_t n) {
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; ++i) x = x << 8 | p[at + i];
+    return x;
+  };
+  int64_t seconds;
+  uint64_t nanos;
+  if (data.size() == 4) {
+    seconds = static_cast<int64_t>(big(0, 4));
+    nanos = 0;
+  } else if (data.size() == 8) {
+    uint64_t v = big(0, 8);
+    nanos = v >> 34;
+    seconds = static_cast<int64_t>(v & ((uint64_t{1} << 34) - 1));
+  } else if (data.size() == 12) {
+    nanos = big(0, 4);
+    seconds = static_cast<int64_t>(big(4, 8));
+  } else {
+    return Fail(ErrorCode::kSyntax, start, "timestamp extension of " + std::to_string(data.size()) + " bytes");
+  }
+  if (nanos > 999999999) return Fail(ErrorCode::kSyntax, start, "timestamp nanoseconds above 999999999");
+  auto integer = [this](int64_t v) { return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v)); };
+  bool ok;
+  if (nanos == 0) {
+    ok = sink_.Tag(kTagEpochTime) && integer(seconds);
+  } else {
+    ok = sink_.Tag(kTagExtendedTime) && sink_.BeginMap(2) && sink_.Uint(1) && integer(seconds) && sink_.NegInt(8) &&
+         sink_.Uint(nanos) && sink_.EndMap();
+  }
+  return ok || SinkFailed(start);
+}
+
+template <Sink S>
+bool MsgpackReader<S>::Read(std::string_view input) {
+  begin_ = pos_ = reinterpret_cast<const u8*>(input.data());
+  end_ = begin_ + input.size();
+  const Limits& limits = st_.ctx().limits;
+  for (;;) {
+    uint64_t start = pos_ - begin_;
+    KeyKind kind = KeyKind::kOther;
+    std::string_view key;
+    uint64_t num = 0;
+    if (!st_.empty() && st_.top().remaining == 0) {
+      bool is_map = st_.top().is_map;
+      st_.Close();
+      if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return SinkFailed(start);
+    } else {
+      if (pos_ >= end_) [[unlikely]] return Fail(ErrorCode::kTruncated, start, "input ends where an item was due");
+      const u8 b = *pos_++;
+      uint64_t v = 0;
+      bool ok = true;
+      uint64_t container = 0;  // 1 + count for arrays, 1 + pairs for maps
+      bool is_map = false;
+      if (b <= 0x7f) {
+        ok = sink_.Uint(b);
+        kind = KeyKind::kUint;
+        num = b;
+      } else if (b >= 0xe0) {
+        num = ~static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(b)));
+        ok = sink_.NegInt(num);
+        kind = KeyKind::kNegInt;
+      } else if (b <= 0x8f) {
+        container = 1 + (b & 0x0f);
+        is_map = true;
+      } else if (b <= 0x9f) {
+        container = 1 + (b & 0x0f);
+      } else if (b <= 0xbf || (b >= 0xd9 && b <= 0xdb)) {
+        uint64_t len = b <= 0xbf ? (b & 0x1f) : 0;
+        if (b > 0xbf && !Fixed(size_t{1} << (b - 0xd9), start, &len)) return false;
+        if (!Payload(len, start, &key)) return false;
+        if (!ValidUtf8(key)) return Fail(ErrorCode::kInvalidUtf8, start, "str is not valid UTF-8");
+        ok = sink_.Text(key);
+        kind = KeyKind::kText;
+      } else {
+        switch (b) {
+          case 0xc0:
+            ok = sink_.Null();
+            break;
+          case 0xc2:
+          case 0xc3:
+            ok = sink_.Bool(b == 0xc3);
+            break;
+          case 0xc4:
+          case 0xc5:
+          case 0xc6:
+            if (!Fixed(size_t{1} << (b - 0xc4), start, &v) || !Payload(v, start, &key)) return false;
+            ok = sink_.Bytes(key);
+            kind = KeyKind::kBytes;
+            break;
+          case 0xc7:
+          case 0xc8:
+          case 0xc9:
+          case 0xd4:
+          case 0xd5:
+          case 0xd6:
+          case 0xd7:
+          case 0xd8: {
+            if (b <= 0xc9) {
+              if (!Fixed(size_t{1} << (b - 0xc7), start, &v)) return false;
+            } else {
+              v = uint64_t{1} << (b - 0xd4);
+            }
+            uint64_t type = 0;
+            std::string_view data;
+            if (!Fixed(1, start, &type) || !Payload(v, start, &data)) return false;
+            if (!Ext(static_cast<int8_t>(type), data, start)) return false;
+            break;
+          }
+          case 0xca:
+            if (!Fixed(4, start, &v)) return false;
+            ok = sink_.Double(std::bit_cast<float>(static_cast<uint32_t>(v)));
+            break;
+          case 0xcb:
+            if (!Fixed(8, start, &v)) return false;
+            ok = sink_.Double(std::bit_cast<double>(v));
+            break;
+          case 0xcc:
+          case 0xcd:
+          case 0xce:
+          case 0xcf:
+            if (!Fixed(size_t{1} << (b - 0xcc), start, &v)) return false;
+            ok = sink_.Uint(v);
+            kind = KeyKind::kUint;
+            num = v;
+            break;
+          case 0xd0:
+          case 0xd1:
+          case 0xd2:
+          case 0xd3: {
+            size_t n = size_t{1} << (b - 0xd0);
+            if (!Fixed(n, start, &v)) return false;
+            int shift = static_cast<int>(64 - 8 * n);
+            int64_t s = static_cast<int64_t>(v << shift) >> shift;  // sign-extend
+            if (s >= 0) {
+              ok = sink_.Uint(static_cast<uint64_t>(s));
+              kind = KeyKind::kUint;
+              num = static_cast<uint64_t>(s);
+            } else {
+              num = ~static_cast<uint64_t>(s);
+              ok = sink_.NegInt(num);
+              kind = KeyKind::kNegInt;
+            }
+            break;
+          }
+          case 0xdc:
+          case 0xdd:
+          case 0xde:
+          case 0xdf:
+            if (!Fixed(b & 1 ? 4 : 2, start, &v)) return false;
+            container = 1 + v;
+            is_map = b >= 0xde;
+            break;
+          default:  // 0xc1
+            return Fail(ErrorCode::kSyntax, start, "0xc1 is never used in MessagePack");
+        }
+      }
+      if (!ok) return SinkFailed(start);
+      if (container) {
+        uint64_t n = container - 1;
+        uint64_t left = static_cast<uint64_t>(end_ - pos_);
+        // Claim guard: every item takes at least one byte.
+        if (n > left || (is_map && n > left / 2)) {
+          return Fail(ErrorCode::kTruncated, start,
+                      (is_map ? "map claims " : "array claims ") + std::to_string(n) + " items but " +
+                          std::to_string(left) + " bytes remain");
+        }
+        if (n > limits.max_items) {
+          return Fail(ErrorCode::kTooManyItems, start,
+                      std::to_string(n) + " items pass max_items " + std::to_string(limits.max_items));
+        }
+        if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
+        if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) return SinkFailed(start);
+        continue;
+      }
+    }
+    if (st_.empty()) break;
+    Frame& f = st_.top();
+    --f.remaining;
+    ++f.index;
+    if (f.is_map && (f.index & 1) && !st_.Key(kind, key, num, start)) return false;
+  }
+  if (pos_ != end_) {
+    return Fail(ErrorCode::kTrailingData, pos_ - begin_, std::to_string(end_ - pos_) + " bytes after the end of the object");
+  }
+  return true;
+}
+
+}  // namespace rosetta::codec

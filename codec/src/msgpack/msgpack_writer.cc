@@ -1,0 +1,178 @@
+#include "msgpack/msgpack_writer.h"
+
+#include <cmath>
+#include <string>
+
+namespace rosetta::codec {
+
+bool MsgpackWriter::OutputFull() {
+  if (out_.over_limit()) {
+    return ctx_.Fail(ErrorCode::kOutputTooLarge,
+                     "output would pass max_output_bytes " + std::to_string(ctx_.limits.max_output_bytes));
+  }
+  return ctx_.BudgetExceeded(out_.capacity());
+}
+
+bool MsgpackWriter::NegIntTooSmall(uint64_t n) {
+  if (ctx_.options.bignum_as_double) return PutDouble(-1.0 - static_cast<double>(n));
+  return Unrepresentable("integer below -2^63 has no MessagePack form");
+}
+
+// The slot reserved one byte; 16 or more items need array16/map16 (3 bytes) or
+// array32/map32 (5 bytes), so the content moves up (once per such container).
+bool MsgpackWriter::FillLongSlot(uint64_t slot, uint64_t n, bool is_map) {
+  if (n > 0xffffffff) return Unrepresentable("container of more than 2^32-1 items");
+  size_t head = n <= 0xffff ? 3 : 5;
+  if (!Room(head - 1)) return false;
+  char* base = out_.data();
+  std::memmove(base + slot + head, base + slot + 1, out_.size() - slot - 1);
+  size_t end = out_.size() + head - 1;
+  out_.Resize(slot);
+  PutContainerHead(n, is_map);
+  out_.Resize(end);
+  return true;
+}
+
+bool MsgpackWriter::Special(ItemKind kind, uint64_t v) {
+  if (capture_depth_) {
+    if (stack_.depth() != capture_depth_ || kind == kOtherItem || kind == kNull || kind == kDouble) {
+      return Unrepresentable("tag 1001 content must be {1: seconds, -9: nanoseconds}");
+    }
+    if (capture_field_ == 0) {
+      if (kind == kUint && v == 1) capture_field_ = 1;
+      else if (kind == kNegInt && v == 8) capture_field_ = 2;
+      else return Unrepresentable("tag 1001 key other than 1 or -9");
+      return true;
+    }
+    if (capture_field_ == 1) {
+      if (v > 0x7fffffffffffffffull) return Unrepresentable("timestamp seconds out of 64-bit range");
+      capture_seconds_ = kind == kUint ? static_cast<int64_t>(v) : -1 - static_cast<int64_t>(v);
+      capture_seen_ |= 1;
+    } else {
+      if (kind != kUint || v > 999999999) return Unrepresentable("timestamp nanoseconds out of range");
+      capture_nanos_ = v;
+      capture_seen_ |= 2;
+    }
+    capture_field_ = 0;
+    return true;
+  }
+  special_ = false;
+  const uint64_t tag = pending_tag_;
+  if (tag == kTagEpochTime && kind != kNull && kind != kOtherItem) {
+    if (kind == kDouble) {
+      double d = std::bit_cast<double>(v);
+      if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return Unrepresentable("epoch time out of timestamp range");
+      double whole = std::floor(d);
+      int64_t seconds = static_cast<int64_t>(whole);
+      uint64_t nanos = static_cast<uint64_t>(std::llround((d - whole) * 1e9));
+      if (nanos >= 1000000000) {
+        ++seconds;
+        nanos -= 1000000000;
+      }
+      return PutTimestamp(seconds, nanos);
+    }
+    if (v > 0x7fffffffffffffffull) return Unrepresentable("epoch time out of timestamp range");
+    return PutTimestamp(kind == kUint ? static_cast<int64_t>(v) : -1 - static_cast<int64_t>(v), 0);
+  }
+  // Any other tag on this item is dropped and the item written as it is.
+  switch (kind) {
+    case kNull:
+      return Byte(0xc0);
+    case kUint:
+      return PutUint(v);
+    case kNegInt:
+      return PutNegInt(v);
+    case kDouble:
+      return PutDouble(std::bit_cast<double>(v));
+    default:
+      return true;  // the caller writes it
+  }
+}
+
+bool MsgpackWriter::SpecialBytes(std::string_view s) {
+  if (capture_depth_) return Special(kOtherItem, 0);
+  special_ = false;
+  const uint64_t tag = pending_tag_;
+  if (tag == kTagPositiveBignum || tag == kTagNegativeBignum) {
+    size_t skip = 0;
+    while (skip < s.size() && s[skip] == 0) ++skip;
+    s.remove_prefix(skip);
+    if (s.size() <= 8) {
+      uint64_t v = 0;
+      for (char c : s) v = v << 8 | static_cast<uint8_t>(c);
+      return tag == kTagPositiveBignum ? PutUint(v) : PutNegInt(v);
+    }
+    if (!ctx_.options.bignum_as_double) return Unrepresentable("bignum beyond 64 bits has no MessagePack form");
+    double d = 0;
+    for (char c : s) d = d * 256 + static_cast<uint8_t>(c);
+    return PutDouble(tag == kTagPositiveBignum ? d : -1 - d);
+  }
+  if (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff) {
+    ++stack_.top().count;
+    if (s.size() > 0xffffffff) return Unrepresentable("ext longer than 2^32-1 bytes");
+    if (!Room(6 + s.size())) return false;
+    switch (s.size()) {
+      case 1: out_.Put(static_cast<char>(0xd4)); break;
+      case 2: out_.Put(static_cast<char>(0xd5)); break;
+      case 4: out_.Put(static_cast<char>(0xd6)); break;
+      case 8: out_.Put(static_cast<char>(0xd7)); break;
+      case 16: out_.Put(static_cast<char>(0xd8)); break;
+      default: {
+        int width = s.size() <= 0xff ? 1 : s.size() <= 0xffff ? 2 : 4;
+        out_.Put(static_cast<char>(width == 1 ? 0xc7 : width == 2 ? 0xc8 : 0xc9));
+        PutBig(s.size(), width);
+      }
+    }
+    out_.Put(static_cast<char>(tag - kTagMsgpackExtBase));
+    out_.Append(s.data(), s.size());
+    return true;
+  }
+  return PutBin(s);
+}
+
+bool MsgpackWriter::SpecialMap(uint64_t n) {
+  if (capture_depth_) return Special(kOtherItem, 0);
+  special_ = false;
+  if (pending_tag_ != kTagExtendedTime) return Begin(n, true);
+  // Tag 1001 (RFC 9581): captured, written as one timestamp extension when it closes.
+  if (!stack_.Push(WriterLevel{out_.size(), 0, true, false})) return false;
+  capture_depth_ = stack_.depth();
+  capture_field_ = 0;
+  capture_seen_ = 0;
+  capture_seconds_ = 0;
+  capture_nanos_ = 0;
+  special_ = true;
+  return true;
+}
+
+bool MsgpackWriter::EndTimestampMap() {
+  stack_.Pop();
+  capture_depth_ = 0;
+  special_ = false;
+  if (capture_field_ != 0 || !(capture_seen_ & 1)) return Unrepresentable("tag 1001 without seconds (key 1)");
+  return PutTimestamp(capture_seconds_, capture_nanos_);
+}
+
+// The shortest of timestamp 32/64/96 that holds the value (MessagePack spec, timestamp).
+bool MsgpackWriter::PutTimestamp(int64_t seconds, uint64_t nanos) {
+  ++stack_.top().count;
+  if (!Room(15)) return false;
+  if (nanos == 0 && seconds >= 0 && seconds <= 0xffffffffll) {
+    out_.Put(static_cast<char>(0xd6));
+    out_.Put(static_cast<char>(0xff));
+    PutBig(static_cast<uint64_t>(seconds), 4);
+  } else if (seconds >= 0 && seconds < (int64_t{1} << 34)) {
+    out_.Put(static_cast<char>(0xd7));
+    out_.Put(static_cast<char>(0xff));
+    PutBig(nanos << 34 | static_cast<uint64_t>(seconds), 8);
+  } else {
+    out_.Put(static_cast<char>(0xc7));
+    out_.Put(static_cast<char>(12));
+    out_.Put(static_cast<char>(0xff));
+    PutBig(nanos, 4);
+    PutBig(static_cast<uint64_t>(seconds), 8);
+  }
+  return true;
+}
+
+}  // namespace rosetta::codec

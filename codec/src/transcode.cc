@@ -1,0 +1,143 @@
+#include "rosetta/codec/transcode.h"
+
+#include <memory>
+#include <string>
+
+#include "cbor/cbor_reader.h"
+#include "cbor/cbor_writer.h"
+#include "common/context.h"
+#include "json/json_reader.h"
+#include "json/json_writer.h"
+#include "msgpack/msgpack_reader.h"
+#include "msgpack/msgpack_writer.h"
+
+namespace rosetta::codec {
+
+ondemand::parser& ThreadJsonParser() {
+  thread_local ondemand::parser parser;
+  return parser;
+}
+
+namespace {
+
+// Input given without simdjson's read-ahead padding is copied once into this.
+struct PaddedCopy {
+  std::unique_ptr<char[]> data;
+  size_t capacity = 0;
+};
+
+bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::string_view* padded) {
+  if (padding >= simdjson::SIMDJSON_PADDING) {
+    *padded = input;
+    return true;
+  }
+  thread_local PaddedCopy copy;
+  const size_t need = input.size() + simdjson::SIMDJSON_PADDING;
+  if (!ctx.budget.Charge(need)) return ctx.BudgetExceeded(need);
+  if (copy.capacity < need || copy.capacity > 4 * need + (1 << 20)) {
+    copy.data.reset(new char[need]);
+    copy.capacity = need;
+  }
+  std::memcpy(copy.data.get(), input.data(), input.size());
+  std::memset(copy.data.get() + input.size(), 0, simdjson::SIMDJSON_PADDING);
+  *padded = {copy.data.get(), input.size()};
+  return true;
+}
+
+template <class S>
+bool Read(Format from, Context& ctx, S& sink, std::string_view input, size_t padding) {
+  switch (from) {
+    case Format::kJson: {
+      std::string_view padded;
+      if (!ReadPadded(ctx, input, padding, &padded)) return false;
+      return JsonReader<S>(ctx, sink).Read(padded, padded.data() == input.data() ? padding : simdjson::SIMDJSON_PADDING);
+    }
+    case Format::kCbor:
+      return CborReader<S>(ctx, sink).Read(input);
+    case Format::kMsgpack:
+      return MsgpackReader<S>(ctx, sink).Read(input);
+    default:
+      return false;
+  }
+  return false;
+}
+
+// One function per (reader, writer) pair: each compiles to direct calls.
+using PairFn = bool (*)(Context&, std::string_view, size_t, OutputBuffer&);
+
+template <Format From, class Writer>
+bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer& out) {
+  Writer writer(ctx, out);
+  return Read(From, ctx, writer, input, padding);
+}
+
+constexpr PairFn kPairs[3][3] = {
+    {RunPair<Format::kJson, JsonWriter>, RunPair<Format::kJson, CborWriter>, RunPair<Format::kJson, MsgpackWriter>},
+    {RunPair<Format::kCbor, JsonWriter>, RunPair<Format::kCbor, CborWriter>, RunPair<Format::kCbor, MsgpackWriter>},
+    {RunPair<Format::kMsgpack, JsonWriter>, RunPair<Format::kMsgpack, CborWriter>, RunPair<Format::kMsgpack, MsgpackWriter>},
+};
+
+bool IsCoreFormat(Format f) { return f == Format::kJson || f == Format::kCbor || f == Format::kMsgpack; }
+
+Status Unsupported(Format f) {
+  Status s;
+  s.code = ErrorCode::kUnsupported;
+  s.message = "format " + std::string(FormatName(f)) + " is not available in this build";
+  return s;
+}
+
+bool CheckInput(const TranscodeRequest& r, Status* s) {
+  if (r.input.size() <= r.limits.max_input_bytes) return true;
+  s->code = ErrorCode::kInputTooLarge;
+  s->offset = r.limits.max_input_bytes;
+  s->message = "input of " + std::to_string(r.input.size()) + " bytes passes max_input_bytes " +
+               std::to_string(r.limits.max_input_bytes);
+  return false;
+}
+
+void Finish(const Context& ctx, TranscodeStats* stats) {
+  if (stats) {
+    stats->allocated_bytes = ctx.budget.used();
+    stats->peak_bytes = ctx.budget.peak();
+  }
+}
+
+}  // namespace
+
+Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats) {
+  Status status;
+  if (!CheckInput(request, &status)) return status;
+  if (!IsCoreFormat(request.from)) return Unsupported(request.from);
+  if (!IsCoreFormat(request.to)) return Unsupported(request.to);
+  Context ctx(request.limits, request.options);
+  out.Begin(request.limits.max_output_bytes, &ctx.budget);
+  // Most outputs are near the input's size: one allocation up front instead of a series
+  // of doublings (untouched pages of a large block cost no memory).
+  const uint64_t guess = request.input.size() + request.input.size() / 2 + 64;
+  if (out.capacity() < guess && guess <= request.limits.max_output_bytes && guess <= ctx.budget.limit() / 2) {
+    out.Ensure(guess);
+  }
+  const PairFn run = kPairs[static_cast<int>(request.from) - 1][static_cast<int>(request.to) - 1];
+  if (!run(ctx, request.input, request.input_padding, out) && ctx.status.ok()) {
+    ctx.status.code = ErrorCode::kSyntax;  // a reader stopped without saying why: never expected
+    ctx.status.message = "transcode stopped";
+  }
+  Finish(ctx, stats);
+  return std::move(ctx.status);
+}
+
+Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
+  Status status;
+  if (!CheckInput(request, &status)) return status;
+  if (!IsCoreFormat(request.from)) return Unsupported(request.from);
+  Context ctx(request.limits, request.options);
+  NullSink sink;
+  if (!Read(request.from, ctx, sink, request.input, request.input_padding) && ctx.status.ok()) {
+    ctx.status.code = ErrorCode::kSyntax;
+    ctx.status.message = "validation stopped";
+  }
+  Finish(ctx, stats);
+  return std::move(ctx.status);
+}
+
+}  // namespace rosetta::codec
