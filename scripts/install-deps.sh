@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package rosetta needs to build, test and run. Idempotent.
+set -euo pipefail
+PACKAGES=(
+  cmake ninja-build g++ pkg-config ca-certificates curl
+  libsimdjson-dev                                   # codec: JSON reader
+  libgtest-dev libgmock-dev libbenchmark-dev        # tests, benchmarks
+  nlohmann-json3-dev rapidjson-dev libzstd-dev      # benchmark peers, format report
+  libprotobuf-dev protobuf-compiler                 # protobuf format (descriptors), rosetta_proto
+  libgrpc++-dev protobuf-compiler-grpc              # rosettad gRPC front-end
+  libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
+  prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
+  python3 python3-grpcio python3-grpc-tools python3-protobuf   # examples, e2e, contract-check
+  clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
