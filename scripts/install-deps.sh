@@ -10,7 +10,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc              # rosettad gRPC front-end
   libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
-  python3 python3-grpcio python3-grpc-tools python3-protobuf   # examples, e2e, contract-check
+  python3 python3-grpcio python3-grpc-tools python3-protobuf grpc-proto  # examples, e2e, contract-check
   clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers
 )
 missing=()

@@ -1,0 +1,243 @@
+#include "service/config.h"
+
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <string_view>
+
+#include <simdjson.h>
+
+namespace rosetta::service {
+namespace {
+
+// One setting: its flag (--name), environment variable (ROSETTA_NAME) and JSON key
+// (name with '_'), and how to store it.
+struct Option {
+  const char* name;  // flag spelling, e.g. "max-input-bytes"
+  const char* help;
+  enum Type { kString, kUint, kList } type;
+  std::function<bool(ServiceConfig&, std::string_view)> set;
+};
+
+template <class T>
+bool ParseUint(std::string_view s, T* out, bool allow_zero = false) {
+  T v{};
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty() || (!allow_zero && v == 0)) return false;
+  *out = v;
+  return true;
+}
+
+bool ValidListen(std::string_view s) {
+  size_t colon = s.rfind(':');
+  uint32_t port;
+  return colon != std::string_view::npos && colon > 0 && ParseUint(s.substr(colon + 1), &port, true) && port <= 65535;
+}
+
+template <class T>
+Option Uint(const char* name, const char* help, T ServiceConfig::*field, bool allow_zero = false) {
+  return {name, help, Option::kUint,
+          [field, allow_zero](ServiceConfig& c, std::string_view v) { return ParseUint(v, &(c.*field), allow_zero); }};
+}
+template <class T>
+Option Limit(const char* name, const char* help, T codec::Limits::*field) {
+  return {name, help, Option::kUint,
+          [field](ServiceConfig& c, std::string_view v) { return ParseUint(v, &(c.limits.*field)); }};
+}
+Option Listen(const char* name, const char* help, std::string ServiceConfig::*field) {
+  return {name, help, Option::kString, [field](ServiceConfig& c, std::string_view v) {
+            if (!ValidListen(v)) return false;
+            c.*field = std::string(v);
+            return true;
+          }};
+}
+
+const std::vector<Option>& Options() {
+  static const std::vector<Option> options = {
+      Listen("grpc-listen", "gRPC listener HOST:PORT (port 0: any free port)", &ServiceConfig::grpc_listen),
+      Listen("tcp-listen", "TCP frame protocol listener HOST:PORT", &ServiceConfig::tcp_listen),
+      Listen("metrics-listen", "Prometheus /metrics listener HOST:PORT", &ServiceConfig::metrics_listen),
+      Limit("max-input-bytes", "largest payload accepted", &codec::Limits::max_input_bytes),
+      Limit("max-output-bytes", "largest output produced", &codec::Limits::max_output_bytes),
+      Limit("max-depth", "deepest nesting of containers", &codec::Limits::max_depth),
+      Limit("max-string-bytes", "longest text or byte string", &codec::Limits::max_string_bytes),
+      Limit("max-items", "most items in one array or map", &codec::Limits::max_items),
+      Limit("max-alloc-bytes", "bytes the codec may allocate for one request", &codec::Limits::max_alloc_bytes),
+      Uint("grpc-max-receive-bytes", "largest gRPC message (0: max-input-bytes + 64 KiB)",
+           &ServiceConfig::grpc_max_receive_bytes, true),
+      Uint("io-threads", "TCP I/O threads (0: one per core)", &ServiceConfig::io_threads, true),
+      Uint("tcp-max-connections", "open TCP connections at most; more are closed at once",
+           &ServiceConfig::tcp_max_connections),
+      Uint("tcp-frame-timeout-ms", "a started frame must arrive whole within this", &ServiceConfig::tcp_frame_timeout_ms),
+      Uint("tcp-idle-timeout-ms", "a connection with no progress is closed after this", &ServiceConfig::tcp_idle_timeout_ms),
+      Uint("tcp-max-pending-bytes", "unsent response bytes above which a connection is not read",
+           &ServiceConfig::tcp_max_pending_bytes),
+      Uint("tcp-linger-ms", "after an error close, input is discarded this long", &ServiceConfig::tcp_linger_ms, true),
+      Uint("drain-timeout-ms", "on SIGTERM/SIGINT, in-flight requests get this long", &ServiceConfig::drain_timeout_ms),
+      {"descriptor-set", "protobuf FileDescriptorSet file or directory (repeatable)", Option::kList,
+       [](ServiceConfig& c, std::string_view v) {
+         c.descriptor_sets.emplace_back(v);
+         return !v.empty();
+       }},
+  };
+  return options;
+}
+
+std::string EnvName(std::string_view name) {
+  std::string env = "ROSETTA_";
+  for (char c : name) env += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return env;
+}
+
+std::string JsonKey(std::string_view name) {
+  std::string key(name);
+  for (char& c : key) c = c == '-' ? '_' : c;
+  return key;
+}
+
+ConfigResult Error(std::string message) {
+  ConfigResult r;
+  r.kind = ConfigResult::kError;
+  r.error = std::move(message);
+  return r;
+}
+
+// The JSON config file: an object whose keys are the settings' names with '_'.
+bool ApplyFile(const std::string& path, ServiceConfig& config, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = "--config: cannot read " + path;
+    return false;
+  }
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(text).get(object)) {
+    *error = "--config " + path + ": not a JSON object";
+    return false;
+  }
+  for (auto [key, value] : object) {
+    const Option* option = nullptr;
+    for (const Option& o : Options()) {
+      if (JsonKey(o.name) == key) option = &o;
+    }
+    if (option == nullptr) {
+      *error = "--config " + path + ": unknown setting \"" + std::string(key) + "\"";
+      return false;
+    }
+    std::vector<std::string> texts;
+    if (value.is_array() && option->type == Option::kList) {
+      for (auto item : value.get_array()) {
+        std::string_view s;
+        if (item.get(s)) {
+          *error = "--config " + path + ": \"" + std::string(key) + "\" must hold strings";
+          return false;
+        }
+        texts.emplace_back(s);
+      }
+    } else if (value.is_string()) {
+      texts.emplace_back(std::string_view(value.get_string().value_unsafe()));
+    } else if (value.is_uint64() || value.is_int64()) {
+      texts.push_back(std::string(simdjson::minify(value)));
+    } else {
+      *error = "--config " + path + ": bad value for \"" + std::string(key) + "\"";
+      return false;
+    }
+    for (const std::string& t : texts) {
+      if (!option->set(config, t)) {
+        *error = "--config " + path + ": bad value '" + t + "' for \"" + std::string(key) + "\"";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string ConfigHelp() {
+  std::string help =
+      "usage: rosettad [--config FILE] [OPTIONS]\n"
+      "Settings come from flags, then ROSETTA_* environment variables, then the JSON config file\n"
+      "(keys as below with '_' for '-'), then defaults.\n\n";
+  ServiceConfig defaults;
+  for (const Option& o : Options()) {
+    std::string line = "  --" + std::string(o.name) + (o.type == Option::kUint ? " N" : " VALUE");
+    line.resize(std::max<size_t>(line.size() + 1, 34), ' ');
+    help += line + o.help + "  [env " + EnvName(o.name) + "]\n";
+  }
+  help += "  --config FILE                   JSON file of settings\n  --help                          this text\n";
+  return help;
+}
+
+ConfigResult LoadConfig(int argc, char** argv, char** environ) {
+  ConfigResult result;
+  // Flags are collected first so the layers can be applied lowest first.
+  std::vector<std::pair<const Option*, std::string>> flags;
+  std::string config_file;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") {
+      result.kind = ConfigResult::kHelp;
+      return result;
+    }
+    if (!a.starts_with("--")) return Error("unexpected argument '" + std::string(a) + "'");
+    a.remove_prefix(2);
+    std::string value;
+    size_t eq = a.find('=');
+    std::string_view name = a.substr(0, eq);
+    if (eq != std::string_view::npos) {
+      value = std::string(a.substr(eq + 1));
+    } else {
+      if (i + 1 >= argc) return Error("--" + std::string(name) + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "config") {
+      config_file = value;
+      continue;
+    }
+    const Option* option = nullptr;
+    for (const Option& o : Options()) {
+      if (name == o.name) option = &o;
+    }
+    if (option == nullptr) return Error("unknown option --" + std::string(name));
+    flags.emplace_back(option, value);
+  }
+  ServiceConfig& config = result.config;
+  if (config_file.empty()) {
+    for (char** e = environ; e && *e; ++e) {
+      if (std::strncmp(*e, "ROSETTA_CONFIG=", 15) == 0) config_file = *e + 15;
+    }
+  }
+  std::string error;
+  if (!config_file.empty() && !ApplyFile(config_file, config, &error)) return Error(error);
+  std::map<std::string, std::string, std::less<>> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv = *e;
+    size_t eq = kv.find('=');
+    if (eq != std::string_view::npos && kv.starts_with("ROSETTA_")) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  for (const Option& o : Options()) {
+    auto it = env.find(EnvName(o.name));
+    if (it == env.end()) continue;
+    if (o.type == Option::kList) config.descriptor_sets.clear();
+    if (!o.set(config, it->second)) return Error(EnvName(o.name) + ": bad value '" + it->second + "' (" + o.help + ")");
+  }
+  bool list_cleared = false;
+  for (auto& [option, value] : flags) {
+    if (option->type == Option::kList && !list_cleared) {
+      config.descriptor_sets.clear();
+      list_cleared = true;
+    }
+    if (!option->set(config, value)) {
+      return Error("--" + std::string(option->name) + ": bad value '" + value + "' (" + option->help + ")");
+    }
+  }
+  if (config.limits.max_depth > 100000) return Error("--max-depth: above 100000");
+  return result;
+}
+
+}  // namespace rosetta::service

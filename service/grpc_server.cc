@@ -1,0 +1,219 @@
+#include "service/grpc_server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/support/server_interceptor.h>
+
+#include "rosetta/v1/transcoder.grpc.pb.h"
+#include "service/request_handler.h"
+
+namespace rosetta::service {
+namespace {
+
+codec::Format ToFormat(rosetta::v1::Format f) { return static_cast<codec::Format>(f); }
+
+codec::Limits ToLimits(const ServiceConfig& config, const rosetta::v1::Limits& l) {
+  codec::Limits request;
+  request.max_input_bytes = l.max_input_bytes();
+  request.max_output_bytes = l.max_output_bytes();
+  request.max_depth = l.max_depth();
+  request.max_string_bytes = l.max_string_bytes();
+  request.max_items = l.max_items();
+  request.max_alloc_bytes = l.max_alloc_bytes();
+  return config.limits.LowerTo(request);
+}
+
+void ToError(const codec::Status& s, rosetta::v1::Error* e) {
+  e->set_code(std::string(codec::CodeName(s.code)));
+  e->set_offset(s.offset);
+  e->set_path(s.path);
+  e->set_message(s.message);
+}
+
+// readable bytes after a payload held in a std::string (its spare capacity + the NUL)
+size_t Padding(const std::string& s) { return s.capacity() - s.size(); }
+
+// Counts a call the library refused because its message was over the receive limit:
+// no handler ran, so this is the only place that sees it.
+class SizeRefusalInterceptor : public grpc::experimental::Interceptor {
+ public:
+  explicit SizeRefusalInterceptor(Metrics& metrics) : metrics_(metrics) {}
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    using grpc::experimental::InterceptionHookPoints;
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+      grpc::Status s = methods->GetSendStatus();
+      if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+          s.error_message().find("larger than max") != std::string::npos) {
+        metrics_.Rejected(Transport::kGrpc, Rejection::kMessageTooLarge);
+      }
+    }
+    methods->Proceed();
+  }
+
+ private:
+  Metrics& metrics_;
+};
+
+class SizeRefusalInterceptorFactory : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  explicit SizeRefusalInterceptorFactory(Metrics& metrics) : metrics_(metrics) {}
+  grpc::experimental::Interceptor* CreateServerInterceptor(grpc::experimental::ServerRpcInfo*) override {
+    return new SizeRefusalInterceptor(metrics_);
+  }
+
+ private:
+  Metrics& metrics_;
+};
+
+}  // namespace
+
+class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackService {
+ public:
+  Service(const ServiceConfig& config, Metrics& metrics) : config_(config), metrics_(metrics) {}
+
+  grpc::ServerUnaryReactor* Transcode(grpc::CallbackServerContext* context, const rosetta::v1::TranscodeRequest* req,
+                                      rosetta::v1::TranscodeResponse* resp) override {
+    RequestScope scope;
+    Request r = MakeRequest(Op::kTranscode, *req);
+    std::string_view output;
+    codec::Status s = RunRequest(r, &output);
+    auto* reactor = context->DefaultReactor();
+    if (s.ok()) {
+      resp->set_payload(output.data(), output.size());
+      TrimThreadBuffers();
+      metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, output.size()));
+      reactor->Finish(grpc::Status::OK);
+      return reactor;
+    }
+    rosetta::v1::Error error;
+    ToError(s, &error);
+    context->AddTrailingMetadata("rosetta-error-bin", error.SerializeAsString());
+    metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, 0));
+    reactor->Finish(grpc::Status(
+        codec::IsLimitError(s.code) ? grpc::StatusCode::RESOURCE_EXHAUSTED : grpc::StatusCode::INVALID_ARGUMENT,
+        s.ToString()));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* context, const rosetta::v1::ValidateRequest* req,
+                                     rosetta::v1::ValidateResponse* resp) override {
+    RequestScope scope;
+    Request r;
+    r.op = Op::kValidate;
+    r.input = ToFormat(req->format());
+    r.output = r.input;
+    r.payload = req->payload();
+    r.padding = Padding(req->payload());
+    r.message_type = req->message_type();
+    r.limits = ToLimits(config_, req->limits());
+    std::string_view output;
+    codec::Status s = RunRequest(r, &output);
+    resp->set_valid(s.ok());
+    if (!s.ok()) ToError(s, resp->mutable_error());
+    metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, 0));
+    auto* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+
+  grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse>* TranscodeStream(
+      grpc::CallbackServerContext*) override {
+    return new StreamReactor(*this);
+  }
+
+ private:
+  // One request at a time: read, transcode, write, read again. A bad message gets a
+  // response with `error` set and the stream goes on.
+  class StreamReactor : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse> {
+   public:
+    explicit StreamReactor(Service& service) : service_(service) { StartRead(&request_); }
+    void OnReadDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status::OK);
+        return;
+      }
+      RequestScope scope;
+      Request r = service_.MakeRequest(Op::kTranscode, request_);
+      std::string_view output;
+      codec::Status s = RunRequest(r, &output);
+      response_.Clear();
+      if (s.ok()) {
+        response_.set_payload(output.data(), output.size());
+        TrimThreadBuffers();
+      } else {
+        ToError(s, response_.mutable_error());
+      }
+      service_.metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, s.ok() ? output.size() : 0));
+      StartWrite(&response_);
+    }
+    void OnWriteDone(bool ok) override {
+      if (!ok) {
+        Finish(grpc::Status::CANCELLED);
+        return;
+      }
+      StartRead(&request_);
+    }
+    void OnDone() override { delete this; }
+
+   private:
+    Service& service_;
+    rosetta::v1::TranscodeRequest request_;
+    rosetta::v1::TranscodeResponse response_;
+  };
+
+  Request MakeRequest(Op op, const rosetta::v1::TranscodeRequest& req) const {
+    Request r;
+    r.op = op;
+    r.input = ToFormat(req.input_format());
+    r.output = ToFormat(req.output_format());
+    r.payload = req.payload();
+    r.padding = Padding(req.payload());
+    r.message_type = req.message_type();
+    r.limits = ToLimits(config_, req.limits());
+    return r;
+  }
+
+  const ServiceConfig& config_;
+  Metrics& metrics_;
+};
+
+GrpcServer::GrpcServer(const ServiceConfig& config, Metrics& metrics)
+    : config_(config), metrics_(metrics), service_(std::make_unique<Service>(config, metrics)) {}
+
+GrpcServer::~GrpcServer() {
+  if (server_) Shutdown(std::chrono::milliseconds(0));
+}
+
+int GrpcServer::Start() {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = -1;
+  builder.AddListeningPort(config_.grpc_listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(service_.get());
+  const uint64_t max_receive = config_.EffectiveGrpcMaxReceive();
+  builder.SetMaxReceiveMessageSize(max_receive > INT32_MAX ? INT32_MAX : static_cast<int>(max_receive));
+  builder.SetMaxSendMessageSize(INT32_MAX);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<SizeRefusalInterceptorFactory>(metrics_));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  server_ = builder.BuildAndStart();
+  if (!server_ || port <= 0) return -1;
+  auto* health = server_->GetHealthCheckService();
+  health->SetServingStatus("", true);
+  health->SetServingStatus("rosetta.v1.Transcoder", true);
+  return port;
+}
+
+void GrpcServer::SetNotServing() {
+  if (server_) server_->GetHealthCheckService()->SetServingStatus(false);
+}
+
+void GrpcServer::Shutdown(std::chrono::milliseconds drain) {
+  if (!server_) return;
+  server_->Shutdown(std::chrono::system_clock::now() + drain);
+  server_->Wait();
+  server_.reset();
+}
+
+}  // namespace rosetta::service

@@ -1,0 +1,214 @@
+#include "service/metrics.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+namespace rosetta::service {
+namespace {
+
+constexpr const char* kTransportNames[] = {"grpc", "tcp"};
+constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits"};
+constexpr const char* kRejectionNames[] = {"message_too_large", "frame_too_large", "connection_cap", "frame_timeout",
+                                           "idle_timeout",      "bad_frame",       "draining"};
+
+int FormatIndex(codec::Format f) {
+  int i = static_cast<int>(f);
+  return i >= 1 && i <= 4 ? i : 0;
+}
+const char* FormatLabel(int i) {
+  constexpr const char* kNames[] = {"none", "json", "cbor", "msgpack", "protobuf"};
+  return kNames[i];
+}
+
+// Latency 10 us .. 10 s; sizes 64 B .. 64 MiB (issue: buckets chosen for the range).
+prometheus::Histogram::BucketBoundaries LatencyBuckets() {
+  return {1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+}
+prometheus::Histogram::BucketBoundaries SizeBuckets() {
+  prometheus::Histogram::BucketBoundaries b;
+  for (double v = 64; v <= 64.0 * 1024 * 1024; v *= 4) b.push_back(v);
+  return b;
+}
+prometheus::Histogram::BucketBoundaries CountBuckets() { return {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096}; }
+
+// process_* from /proc at scrape time (the names of the Prometheus client conventions).
+class ProcessCollector : public prometheus::Collectable {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::vector<prometheus::MetricFamily> out;
+    auto gauge = [&](const char* name, const char* help, prometheus::MetricType type, double v) {
+      prometheus::MetricFamily f;
+      f.name = name;
+      f.help = help;
+      f.type = type;
+      prometheus::ClientMetric m;
+      if (type == prometheus::MetricType::Counter) m.counter.value = v;
+      else m.gauge.value = v;
+      f.metric.push_back(m);
+      out.push_back(std::move(f));
+    };
+    const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+    const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+    std::ifstream statm("/proc/self/statm");
+    double size = 0, resident = 0;
+    statm >> size >> resident;
+    gauge("process_resident_memory_bytes", "Resident memory size in bytes.", prometheus::MetricType::Gauge, resident * page);
+    gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", prometheus::MetricType::Gauge, size * page);
+    std::ifstream stat("/proc/self/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    double cpu = 0;
+    size_t close = text.rfind(')');
+    if (close != std::string::npos) {
+      std::istringstream fields(text.substr(close + 2));
+      std::string field;
+      double utime = 0, stime = 0;
+      for (int i = 3; fields >> field; ++i) {  // fields 14 and 15: utime, stime (in ticks)
+        if (i == 14) utime = std::stod(field);
+        if (i == 15) {
+          stime = std::stod(field);
+          break;
+        }
+      }
+      cpu = (utime + stime) / ticks;
+    }
+    gauge("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+          prometheus::MetricType::Counter, cpu);
+    double fds = 0;
+    if (DIR* d = opendir("/proc/self/fd")) {
+      while (dirent* e = readdir(d)) fds += e->d_name[0] != '.';
+      closedir(d);
+      fds -= 1;  // the directory handle itself
+    }
+    gauge("process_open_fds", "Number of open file descriptors.", prometheus::MetricType::Gauge, fds);
+    return out;
+  }
+};
+
+template <class T, class F>
+T* GetOrCreate(std::atomic<T*>& slot, F make) {
+  T* p = slot.load(std::memory_order_acquire);
+  if (p) [[likely]] return p;
+  static std::mutex mu;  // first use of a label set only
+  std::lock_guard<std::mutex> lock(mu);
+  p = slot.load(std::memory_order_relaxed);
+  if (!p) {
+    p = &make();
+    slot.store(p, std::memory_order_release);
+  }
+  return p;
+}
+
+}  // namespace
+
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      requests_(prometheus::BuildCounter()
+                    .Name("rosetta_requests_total")
+                    .Help("Requests handled, by transport, op, formats and outcome (ok or an error code).")
+                    .Register(*registry_)),
+      duration_(prometheus::BuildHistogram()
+                    .Name("rosetta_request_duration_seconds")
+                    .Help("Time to handle one request, from its arrival to its response.")
+                    .Register(*registry_)),
+      payload_(prometheus::BuildHistogram()
+                   .Name("rosetta_request_payload_bytes")
+                   .Help("Payload size per request, in and out.")
+                   .Register(*registry_)),
+      allocated_(prometheus::BuildHistogram()
+                     .Name("rosetta_request_allocated_bytes")
+                     .Help("Heap bytes allocated while handling one request.")
+                     .Register(*registry_)),
+      allocations_(prometheus::BuildHistogram()
+                       .Name("rosetta_request_allocations")
+                       .Help("Heap allocations made while handling one request.")
+                       .Register(*registry_)),
+      rejected_(prometheus::BuildCounter()
+                    .Name("rosetta_rejected_total")
+                    .Help("Refusals, including those before any handler runs, by reason.")
+                    .Register(*registry_)),
+      connections_active_(prometheus::BuildGauge()
+                              .Name("rosetta_connections_active")
+                              .Help("Open connections.")
+                              .Register(*registry_)),
+      connections_total_(prometheus::BuildCounter()
+                             .Name("rosetta_connections_total")
+                             .Help("Connections accepted.")
+                             .Register(*registry_)),
+      process_(std::make_shared<ProcessCollector>()) {
+  for (int t = 0; t < kTransports; ++t) {
+    payload_slots_[t * 2] = &payload_.Add({{"transport", kTransportNames[t]}, {"direction", "in"}}, SizeBuckets());
+    payload_slots_[t * 2 + 1] = &payload_.Add({{"transport", kTransportNames[t]}, {"direction", "out"}}, SizeBuckets());
+    for (int o = 0; o < kOps; ++o) {
+      allocated_slots_[t * kOps + o] =
+          &allocated_.Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, SizeBuckets());
+      allocations_slots_[t * kOps + o] =
+          &allocations_.Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, CountBuckets());
+    }
+    for (int r = 0; r < kRejections; ++r) {
+      rejected_slots_[t * kRejections + r] =
+          &rejected_.Add({{"transport", kTransportNames[t]}, {"reason", kRejectionNames[r]}});
+    }
+    active_slots_[t] = &connections_active_.Add({{"transport", kTransportNames[t]}});
+    total_slots_[t] = &connections_total_.Add({{"transport", kTransportNames[t]}});
+  }
+}
+
+Metrics::~Metrics() = default;
+
+int Metrics::Expose(const std::string& listen) {
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(listen, 2);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  exposer_->RegisterCollectable(registry_);
+  exposer_->RegisterCollectable(process_);
+  auto ports = exposer_->GetListeningPorts();
+  return ports.empty() ? -1 : ports.front();
+}
+
+void Metrics::Record(const RequestRecord& r) {
+  const int t = static_cast<int>(r.transport), o = static_cast<int>(r.op);
+  const int in = FormatIndex(r.input), out = FormatIndex(r.output);
+  const int code = static_cast<int>(r.outcome);
+  const size_t request_slot = (((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out) * codec::kErrorCodeCount + code;
+  GetOrCreate(request_slots_[request_slot], [&]() -> prometheus::Counter& {
+    return requests_.Add({{"transport", kTransportNames[t]},
+                          {"op", kOpNames[o]},
+                          {"input", FormatLabel(in)},
+                          {"output", FormatLabel(out)},
+                          {"outcome", std::string(codec::CodeName(r.outcome))}});
+  })->Increment();
+  const size_t duration_slot = ((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out;
+  GetOrCreate(duration_slots_[duration_slot], [&]() -> prometheus::Histogram& {
+    return duration_.Add({{"transport", kTransportNames[t]},
+                          {"op", kOpNames[o]},
+                          {"input", FormatLabel(in)},
+                          {"output", FormatLabel(out)}},
+                         LatencyBuckets());
+  })->Observe(r.seconds);
+  payload_slots_[t * 2]->Observe(static_cast<double>(r.bytes_in));
+  payload_slots_[t * 2 + 1]->Observe(static_cast<double>(r.bytes_out));
+  allocated_slots_[t * kOps + o]->Observe(static_cast<double>(r.allocated_bytes));
+  allocations_slots_[t * kOps + o]->Observe(static_cast<double>(r.allocations));
+}
+
+void Metrics::Rejected(Transport transport, Rejection reason) {
+  rejected_slots_[static_cast<int>(transport) * kRejections + static_cast<int>(reason)]->Increment();
+}
+
+void Metrics::ConnectionOpened(Transport transport) {
+  active_slots_[static_cast<int>(transport)]->Increment();
+  total_slots_[static_cast<int>(transport)]->Increment();
+}
+
+void Metrics::ConnectionClosed(Transport transport) { active_slots_[static_cast<int>(transport)]->Decrement(); }
+
+}  // namespace rosetta::service

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "rosetta/codec/format.h"
+#include "rosetta/codec/status.h"
+
+namespace rosetta::service {
+
+enum class Transport : uint8_t { kGrpc, kTcp };
+enum class Op : uint8_t { kTranscode, kValidate, kPing, kSetLimits };
+inline constexpr int kTransports = 2;
+inline constexpr int kOps = 4;
+inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
+
+// Why something was refused before (or instead of) running a request. A closed set: the
+// label never carries a client's data.
+enum class Rejection : uint8_t {
+  kMessageTooLarge,  // gRPC message over the receive limit
+  kFrameTooLarge,    // TCP frame prefix over the connection's limit
+  kConnectionCap,    // TCP connection over tcp_max_connections
+  kFrameTimeout,     // TCP frame not complete within tcp_frame_timeout_ms
+  kIdleTimeout,      // TCP connection without progress for tcp_idle_timeout_ms
+  kBadFrame,         // TCP frame too short for its header, or unknown version/op
+  kDraining,         // arrived during shutdown
+};
+inline constexpr int kRejections = 7;
+
+struct RequestRecord {
+  Transport transport;
+  Op op;
+  codec::Format input;   // as sent (may be out of range: labelled "none")
+  codec::Format output;
+  codec::ErrorCode outcome;
+  double seconds;
+  uint64_t bytes_in;
+  uint64_t bytes_out;
+  uint64_t allocated_bytes;
+  uint64_t allocations;
+};
+
+// The metrics of DESIGN.md "Metrics", on prometheus-cpp. Every label combination is a
+// fixed-size table slot created on first use, so recording is an array index and an
+// atomic add, never a map lookup under a lock.
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+
+  // Serves /metrics on HOST:PORT (port 0: any free port); returns the bound port, or -1.
+  int Expose(const std::string& listen);
+
+  void Record(const RequestRecord& r);
+  void Rejected(Transport transport, Rejection reason);
+  void ConnectionOpened(Transport transport);
+  void ConnectionClosed(Transport transport);
+
+  std::shared_ptr<prometheus::Registry> registry() { return registry_; }
+
+ private:
+  template <class T>
+  using Slot = std::atomic<T*>;
+
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& duration_;
+  prometheus::Family<prometheus::Histogram>& payload_;
+  prometheus::Family<prometheus::Histogram>& allocated_;
+  prometheus::Family<prometheus::Histogram>& allocations_;
+  prometheus::Family<prometheus::Counter>& rejected_;
+  prometheus::Family<prometheus::Gauge>& connections_active_;
+  prometheus::Family<prometheus::Counter>& connections_total_;
+  std::shared_ptr<prometheus::Collectable> process_;
+
+  std::array<Slot<prometheus::Counter>, kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>
+      request_slots_{};
+  std::array<Slot<prometheus::Histogram>, kTransports * kOps * kFormatLabels * kFormatLabels> duration_slots_{};
+  std::array<prometheus::Histogram*, kTransports * 2> payload_slots_{};
+  std::array<prometheus::Histogram*, kTransports * kOps> allocated_slots_{};
+  std::array<prometheus::Histogram*, kTransports * kOps> allocations_slots_{};
+  std::array<prometheus::Counter*, kTransports * kRejections> rejected_slots_{};
+  std::array<prometheus::Gauge*, kTransports> active_slots_{};
+  std::array<prometheus::Counter*, kTransports> total_slots_{};
+};
+
+}  // namespace rosetta::service

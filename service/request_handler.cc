@@ -1,0 +1,53 @@
+#include "service/request_handler.h"
+
+#include <string>
+
+#include "rosetta/codec/transcode.h"
+
+namespace rosetta::service {
+namespace {
+
+// Output capacity a thread keeps between requests; more is given back after the request.
+constexpr size_t kKeptOutputBytes = 1 << 20;
+
+codec::OutputBuffer& ThreadOutput() {
+  thread_local codec::OutputBuffer out;
+  return out;
+}
+
+bool KnownFormat(codec::Format f) {
+  int i = static_cast<int>(f);
+  return i >= 1 && i <= 4;
+}
+
+codec::Status BadFormat(const char* which, codec::Format f) {
+  codec::Status s;
+  s.code = codec::ErrorCode::kUnsupported;
+  s.message = std::string(which) + " format " + std::to_string(static_cast<int>(f)) +
+              " is not one of json (1), cbor (2), msgpack (3), protobuf (4)";
+  return s;
+}
+
+}  // namespace
+
+codec::Status RunRequest(const Request& r, std::string_view* output) {
+  *output = {};
+  if (!KnownFormat(r.input)) return BadFormat("input", r.input);
+  codec::TranscodeRequest t;
+  t.from = r.input;
+  t.input = r.payload;
+  t.input_padding = r.padding;
+  t.limits = r.limits;
+  t.message_type = r.message_type;
+  if (r.op == Op::kValidate) return codec::Validate(t);
+  if (!KnownFormat(r.output)) return BadFormat("output", r.output);
+  t.to = r.output;
+  codec::OutputBuffer& out = ThreadOutput();
+  codec::Status s = codec::Transcode(t, out);
+  if (s.ok()) *output = out.view();
+  return s;
+}
+
+void TrimThreadBuffers() { ThreadOutput().ShrinkTo(kKeptOutputBytes); }
+
+}  // namespace rosetta::service

@@ -1,0 +1,44 @@
+// rosettad: the transcoding and validation service (DESIGN.md "Server").
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+
+#include "service/config.h"
+#include "service/server.h"
+
+extern char** environ;
+
+int main(int argc, char** argv) {
+  using rosetta::service::ConfigResult;
+  ConfigResult loaded = rosetta::service::LoadConfig(argc, argv, environ);
+  if (loaded.kind == ConfigResult::kHelp) {
+    std::fputs(rosetta::service::ConfigHelp().c_str(), stdout);
+    return 0;
+  }
+  if (loaded.kind == ConfigResult::kError) {
+    std::fprintf(stderr, "rosettad: %s\n", loaded.error.c_str());
+    return 2;
+  }
+  // Signals are taken by sigwait below, never by a handler on a random thread.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  rosetta::service::Server server(loaded.config);
+  std::string error;
+  if (!server.Start(&error)) {
+    std::fprintf(stderr, "rosettad: %s\n", error.c_str());
+    return 2;
+  }
+  std::printf("%s\n", server.ListeningLine().c_str());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::fprintf(stderr, "rosettad: %s: draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  server.Drain();
+  return 0;
+}

@@ -1,0 +1,52 @@
+#include "service/server.h"
+
+namespace rosetta::service {
+namespace {
+
+std::string WithPort(const std::string& listen, int port) { return listen.substr(0, listen.rfind(':')) + ":" + std::to_string(port); }
+
+}  // namespace
+
+Server::Server(ServiceConfig config) : config_(std::move(config)), metrics_(std::make_unique<Metrics>()) {}
+
+Server::~Server() { Drain(); }
+
+bool Server::Start(std::string* error) {
+  int metrics_port = metrics_->Expose(config_.metrics_listen);
+  if (metrics_port < 0) {
+    *error = "cannot listen on --metrics-listen " + config_.metrics_listen;
+    return false;
+  }
+  metrics_address_ = WithPort(config_.metrics_listen, metrics_port);
+  grpc_ = std::make_unique<GrpcServer>(config_, *metrics_);
+  int grpc_port = grpc_->Start();
+  if (grpc_port < 0) {
+    *error = "cannot listen on --grpc-listen " + config_.grpc_listen;
+    return false;
+  }
+  grpc_address_ = WithPort(config_.grpc_listen, grpc_port);
+  tcp_ = std::make_unique<TcpServer>(config_, *metrics_);
+  int tcp_port = tcp_->Start();
+  if (tcp_port < 0) {
+    *error = "cannot listen on --tcp-listen " + config_.tcp_listen;
+    return false;
+  }
+  tcp_address_ = WithPort(config_.tcp_listen, tcp_port);
+  return true;
+}
+
+std::string Server::ListeningLine() const {
+  return "rosettad listening grpc=" + grpc_address_ + " tcp=" + tcp_address_ + " metrics=" + metrics_address_;
+}
+
+void Server::Drain() {
+  if (drained_) return;
+  drained_ = true;
+  const auto timeout = std::chrono::milliseconds(config_.drain_timeout_ms);
+  if (grpc_) grpc_->SetNotServing();
+  if (tcp_) tcp_->BeginDrain();
+  if (grpc_) grpc_->Shutdown(timeout);  // waits for in-flight RPCs up to the deadline
+  if (tcp_) tcp_->Stop(timeout);
+}
+
+}  // namespace rosetta::service

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "service/config.h"
+#include "service/grpc_server.h"
+#include "service/metrics.h"
+#include "service/tcp_server.h"
+
+namespace rosetta::service {
+
+// rosettad in one object: metrics, gRPC and TCP front-ends. Tests run it in-process.
+class Server {
+ public:
+  explicit Server(ServiceConfig config);
+  ~Server();
+
+  // Binds every listener. On success the bound addresses are in grpc_address() etc.
+  bool Start(std::string* error);
+  // "rosettad listening grpc=HOST:PORT tcp=HOST:PORT metrics=HOST:PORT"
+  std::string ListeningLine() const;
+  // SIGTERM: health NOT_SERVING, listeners close, in-flight requests finish (up to
+  // drain_timeout_ms), then everything stops.
+  void Drain();
+
+  const std::string& grpc_address() const { return grpc_address_; }
+  const std::string& tcp_address() const { return tcp_address_; }
+  const std::string& metrics_address() const { return metrics_address_; }
+  Metrics& metrics() { return *metrics_; }
+  const ServiceConfig& config() const { return config_; }
+
+ private:
+  ServiceConfig config_;
+  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<GrpcServer> grpc_;
+  std::unique_ptr<TcpServer> tcp_;
+  std::string grpc_address_, tcp_address_, metrics_address_;
+  bool drained_ = false;
+};
+
+}  // namespace rosetta::service

@@ -1,0 +1,465 @@
+#include "service/tcp_server.h"
+
+#include <cstring>
+#include <string>
+
+#include <simdjson.h>
+
+#include "service/request_handler.h"
+
+namespace rosetta::service {
+namespace asio = boost::asio;
+using asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr size_t kHeaderBytes = 10;      // version op request_id input output type_len
+constexpr size_t kPadding = 64;          // kept readable after every payload (JSON reader)
+constexpr size_t kReadAhead = 64 << 10;  // most bytes read past the current frame at once
+constexpr size_t kKeptInputBytes = 64 << 10;
+
+uint32_t Be32(const char* p) {
+  auto* u = reinterpret_cast<const uint8_t*>(p);
+  return uint32_t{u[0]} << 24 | uint32_t{u[1]} << 16 | uint32_t{u[2]} << 8 | u[3];
+}
+
+void PutBe32(std::string& s, uint32_t v) {
+  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  s.append(b, 4);
+}
+
+// Op 4's payload: a JSON object with Limits field names.
+bool ParseLimits(std::string_view payload, codec::Limits* out, std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(simdjson::padded_string(payload)).get(object)) {
+    *error = "set-limits payload must be a JSON object";
+    return false;
+  }
+  codec::Limits l{0, 0, 0, 0, 0, 0};
+  for (auto [key, value] : object) {
+    uint64_t v;
+    if (value.get(v)) {
+      *error = "set-limits: \"" + std::string(key) + "\" must be a non-negative integer";
+      return false;
+    }
+    if (key == "max_input_bytes") l.max_input_bytes = v;
+    else if (key == "max_output_bytes") l.max_output_bytes = v;
+    else if (key == "max_depth") l.max_depth = static_cast<uint32_t>(v > UINT32_MAX ? UINT32_MAX : v);
+    else if (key == "max_string_bytes") l.max_string_bytes = v;
+    else if (key == "max_items") l.max_items = v;
+    else if (key == "max_alloc_bytes") l.max_alloc_bytes = v;
+    else {
+      *error = "set-limits: unknown limit \"" + std::string(key) + "\"";
+      return false;
+    }
+  }
+  *out = l;
+  return true;
+}
+
+}  // namespace
+
+// One connection: read frames, answer each in order, write. do_read -> on_read ->
+// process -> do_write -> on_write, with the frame deadline, idle timeout and
+// backpressure decided in one place (UpdateDeadline / ProcessFrames).
+class TcpSession : public std::enable_shared_from_this<TcpSession> {
+ public:
+  TcpSession(tcp::socket socket, TcpServer& server, TcpServer::Worker& worker)
+      : socket_(std::move(socket)), timer_(worker.io), server_(server), worker_(worker), limits_(server.config_.limits) {}
+
+  void Start() {
+    worker_.sessions.insert(this);
+    server_.metrics_.ConnectionOpened(Transport::kTcp);
+    boost::system::error_code ec;
+    socket_.non_blocking(true, ec);
+    socket_.set_option(tcp::no_delay(true), ec);
+    SetDeadline(Clock::now() + std::chrono::milliseconds(server_.config_.tcp_idle_timeout_ms));
+    DoRead();
+  }
+
+  void BeginDrain() {
+    draining_ = true;
+    if (Idle()) Close();
+  }
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ec;
+    timer_.cancel();
+    socket_.close(ec);
+    worker_.sessions.erase(this);
+    server_.metrics_.ConnectionClosed(Transport::kTcp);
+    server_.active_.fetch_sub(1);
+  }
+
+ private:
+  bool Idle() const { return in_begin_ == in_end_ && out_.empty() && !writing_; }
+  uint64_t MaxFrame() const { return kHeaderBytes + 0xffff + limits_.max_input_bytes; }
+
+  void DoRead() {
+    if (reading_ || closed_) return;
+    reading_ = true;
+    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
+      self->reading_ = false;
+      self->OnRead(ec);
+    });
+  }
+
+  void OnRead(boost::system::error_code ec) {
+    if (closed_) return;
+    if (ec) return Close();
+    if (lingering_) return Discard();
+    for (;;) {
+      size_t want = socket_.available(ec);
+      if (ec) return Close();
+      // Room for what has arrived, bounded by what the current frame still needs plus some
+      // read-ahead: a frame's claimed length is never allocated before its bytes arrive.
+      size_t have = in_end_ - in_begin_;
+      size_t frame_left = kReadAhead;
+      if (have >= 4) {
+        const uint64_t total = 4 + uint64_t{Be32(buf_.get() + in_begin_)};
+        if (total > have && total <= 4 + MaxFrame()) frame_left += total - have;
+      }
+      want = std::clamp<size_t>(want, 1, frame_left);
+      Reserve(want);
+      size_t n = socket_.read_some(asio::buffer(buf_.get() + in_end_, want), ec);
+      in_end_ += n;
+      if (ec == asio::error::would_block || ec == asio::error::try_again) break;
+      if (ec == asio::error::eof) {
+        peer_closed_ = true;
+        break;
+      }
+      if (ec) return Close();
+      if (n < want) break;
+    }
+    ProcessFrames();
+  }
+
+  // Grows the input buffer to hold `more` bytes after in_end_ plus kPadding.
+  void Reserve(size_t more) {
+    size_t need = in_end_ + more + kPadding;
+    if (need <= cap_) return;
+    if (in_begin_ > 0) {  // compact first
+      std::memmove(buf_.get(), buf_.get() + in_begin_, in_end_ - in_begin_);
+      in_end_ -= in_begin_;
+      in_begin_ = 0;
+      need = in_end_ + more + kPadding;
+      if (need <= cap_) return;
+    }
+    size_t cap = std::max<size_t>({need, cap_ * 2, 256});
+    std::unique_ptr<char[]> grown(new char[cap]);
+    if (in_end_) std::memcpy(grown.get(), buf_.get(), in_end_);
+    buf_ = std::move(grown);
+    cap_ = cap;
+  }
+
+  void ProcessFrames() {
+    const uint64_t max_pending = server_.config_.tcp_max_pending_bytes;
+    while (!closing_ && out_.size() + sending_.size() <= max_pending) {
+      size_t have = in_end_ - in_begin_;
+      if (have < 4) break;
+      const uint64_t len = Be32(buf_.get() + in_begin_);
+      if (len > MaxFrame()) return Oversized(len);
+      if (have < 4 + len) break;
+      const size_t body = in_begin_ + 4;
+      in_begin_ += 4 + len;
+      frame_in_progress_ = false;
+      HandleFrame(buf_.get() + body, len, cap_ - (body + len));
+    }
+    if (in_begin_ == in_end_) {
+      in_begin_ = in_end_ = 0;
+      if (cap_ > kKeptInputBytes) {
+        buf_.reset();
+        cap_ = 0;
+      }
+    }
+    Flush();
+    UpdateDeadline();
+    if (closing_) return;
+    if (peer_closed_ || (draining_ && in_begin_ == in_end_)) {
+      if (!writing_ && out_.empty()) Close();
+      return;
+    }
+    if (out_.size() + sending_.size() <= max_pending) DoRead();  // else: backpressure until OnWrite
+  }
+
+  void HandleFrame(const char* body, size_t len, size_t padding) {
+    RequestScope scope;
+    if (len < kHeaderBytes) {
+      server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+      return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), len >= 6 ? Be32(body + 2) : 0,
+                     "syntax at byte 0: frame of " + std::to_string(len) + " bytes is shorter than the 10-byte header");
+    }
+    const uint8_t version = static_cast<uint8_t>(body[0]);
+    const uint8_t op = static_cast<uint8_t>(body[1]);
+    const uint32_t id = Be32(body + 2);
+    const size_t type_len = static_cast<uint8_t>(body[8]) << 8 | static_cast<uint8_t>(body[9]);
+    if (version != 1 || op < 1 || op > 4) {
+      server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+      return Respond(static_cast<uint8_t>(codec::ErrorCode::kUnsupported), id,
+                     version != 1 ? "unsupported at byte 0: protocol version " + std::to_string(version)
+                                  : "unsupported at byte 1: unknown op " + std::to_string(op));
+    }
+    if (kHeaderBytes + type_len > len) {
+      server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+      return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), id,
+                     "syntax at byte 8: message type of " + std::to_string(type_len) + " bytes runs past the frame");
+    }
+    Request r;
+    r.op = op == 1 ? Op::kTranscode : op == 2 ? Op::kValidate : op == 3 ? Op::kPing : Op::kSetLimits;
+    r.input = static_cast<codec::Format>(static_cast<uint8_t>(body[6]));
+    r.output = static_cast<codec::Format>(static_cast<uint8_t>(body[7]));
+    r.message_type = {body + kHeaderBytes, type_len};
+    r.payload = {body + kHeaderBytes + type_len, len - kHeaderBytes - type_len};
+    r.padding = padding;
+    r.limits = limits_;
+    codec::ErrorCode outcome = codec::ErrorCode::kOk;
+    size_t bytes_out = 0;
+    if (r.op == Op::kPing) {
+      Respond(0, id, r.payload);
+      bytes_out = r.payload.size();
+    } else if (r.op == Op::kSetLimits) {
+      codec::Limits lowered;
+      std::string error;
+      if (ParseLimits(r.payload, &lowered, &error)) {
+        limits_ = limits_.LowerTo(lowered);  // a connection can only lower its limits
+        Respond(0, id, {});
+      } else {
+        outcome = codec::ErrorCode::kSchemaMismatch;
+        Respond(static_cast<uint8_t>(outcome), id, "schema_mismatch at byte 0: " + error);
+      }
+    } else {
+      std::string_view output;
+      codec::Status s = RunRequest(r, &output);
+      outcome = s.code;
+      if (s.ok()) {
+        Respond(0, id, output);
+        bytes_out = output.size();
+      } else {
+        Respond(static_cast<uint8_t>(s.code), id, s.ToString());
+      }
+      TrimThreadBuffers();
+    }
+    server_.metrics_.Record(scope.Finish(Transport::kTcp, r, outcome, bytes_out));
+  }
+
+  void Respond(uint8_t status, uint32_t id, std::string_view data) {
+    PutBe32(out_, static_cast<uint32_t>(6 + data.size()));
+    out_.push_back(1);
+    out_.push_back(static_cast<char>(status));
+    PutBe32(out_, id);
+    out_.append(data);
+  }
+
+  void Flush() {
+    if (writing_ || out_.empty() || closed_) return;
+    std::swap(out_, sending_);
+    writing_ = true;
+    asio::async_write(socket_, asio::buffer(sending_), [self = shared_from_this()](boost::system::error_code ec, size_t) {
+      self->OnWrite(ec);
+    });
+  }
+
+  void OnWrite(boost::system::error_code ec) {
+    writing_ = false;
+    if (closed_) return;
+    if (ec) return Close();
+    sending_.clear();
+    if (sending_.capacity() > kKeptInputBytes) std::string().swap(sending_);
+    if (closing_) {
+      if (!out_.empty()) return Flush();
+      return Linger();
+    }
+    ProcessFrames();  // resumes frames held back by backpressure, and reading
+  }
+
+  // The prefix claims more than this connection accepts: one error response (request id
+  // 0), then close so that the client still receives it: shut down our sending side and
+  // discard what still arrives for a bounded time, never reading the claimed bytes.
+  void Oversized(uint64_t len) {
+    server_.metrics_.Rejected(Transport::kTcp, Rejection::kFrameTooLarge);
+    closing_ = true;
+    Respond(static_cast<uint8_t>(codec::ErrorCode::kInputTooLarge), 0,
+            "input_too_large at byte 0: frame of " + std::to_string(len) + " bytes passes this connection's maximum of " +
+                std::to_string(MaxFrame()));
+    buf_.reset();
+    cap_ = in_begin_ = in_end_ = 0;
+    Flush();
+  }
+
+  void Linger() {
+    boost::system::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    lingering_ = true;
+    deadline_ = Clock::now() + std::chrono::milliseconds(server_.config_.tcp_linger_ms);
+    timer_.expires_at(deadline_);
+    timer_armed_ = true;
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
+    DoRead();
+  }
+
+  void Discard() {
+    char sink[4096];
+    boost::system::error_code ec;
+    for (;;) {
+      socket_.read_some(asio::buffer(sink), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) return DoRead();
+      if (ec) return Close();  // eof: the client has our answer and closed
+    }
+  }
+
+  // A started frame must complete within tcp_frame_timeout_ms (slow senders); otherwise
+  // a connection must make progress within tcp_idle_timeout_ms.
+  void UpdateDeadline() {
+    if (closed_ || lingering_) return;
+    const auto now = Clock::now();
+    if (in_end_ > in_begin_) {
+      if (!frame_in_progress_) {
+        frame_in_progress_ = true;
+        SetDeadline(now + std::chrono::milliseconds(server_.config_.tcp_frame_timeout_ms));
+      }
+    } else {
+      frame_in_progress_ = false;
+      SetDeadline(now + std::chrono::milliseconds(server_.config_.tcp_idle_timeout_ms));
+    }
+  }
+
+  // One timer per connection: moving a deadline later costs nothing (the wait is
+  // re-armed when it fires); only an earlier deadline re-arms it now.
+  void SetDeadline(Clock::time_point deadline) {
+    const bool earlier = deadline < deadline_;
+    deadline_ = deadline;
+    if (timer_armed_ && !earlier) return;
+    timer_.expires_at(deadline);
+    timer_armed_ = true;
+    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) { self->OnTimer(ec); });
+  }
+
+  void OnTimer(boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted || closed_) return;  // superseded by a newer wait
+    timer_armed_ = false;
+    if (Clock::now() < deadline_) {
+      timer_.expires_at(deadline_);
+      timer_armed_ = true;
+      timer_.async_wait([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
+      return;
+    }
+    if (!lingering_) {
+      server_.metrics_.Rejected(Transport::kTcp, frame_in_progress_ ? Rejection::kFrameTimeout : Rejection::kIdleTimeout);
+    }
+    Close();
+  }
+
+  tcp::socket socket_;
+  asio::steady_timer timer_;
+  TcpServer& server_;
+  TcpServer::Worker& worker_;
+  codec::Limits limits_;
+  std::unique_ptr<char[]> buf_;  // frames as they arrive, kPadding spare at the end
+  size_t cap_ = 0, in_begin_ = 0, in_end_ = 0;
+  std::string out_, sending_;  // responses waiting, responses being written
+  Clock::time_point deadline_ = Clock::time_point::max();
+  bool reading_ = false, writing_ = false, timer_armed_ = false;
+  bool frame_in_progress_ = false, closing_ = false, lingering_ = false, peer_closed_ = false;
+  bool draining_ = false, closed_ = false;
+};
+
+TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics) : config_(config), metrics_(metrics) {}
+
+TcpServer::~TcpServer() { Stop(std::chrono::milliseconds(0)); }
+
+int TcpServer::Start() {
+  unsigned threads = config_.io_threads ? config_.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned i = 0; i < threads; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+    guards_.push_back(asio::make_work_guard(workers_.back()->io));
+  }
+  const std::string& listen = config_.tcp_listen;
+  size_t colon = listen.rfind(':');
+  std::string host = listen.substr(0, colon);
+  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(host, ec);
+  if (ec) {
+    tcp::resolver resolver(workers_[0]->io);
+    auto results = resolver.resolve(host, "", ec);
+    if (ec || results.empty()) return -1;
+    address = results.begin()->endpoint().address();
+  }
+  tcp::endpoint endpoint(address, static_cast<uint16_t>(std::stoi(listen.substr(colon + 1))));
+  acceptor_ = std::make_unique<tcp::acceptor>(workers_[0]->io);
+  acceptor_->open(endpoint.protocol(), ec);
+  if (!ec) acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_->bind(endpoint, ec);
+  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return -1;
+  int port = acceptor_->local_endpoint().port();
+  Accept();
+  for (auto& w : workers_) {
+    w->thread = std::thread([worker = w.get()] { worker->io.run(); });
+  }
+  return port;
+}
+
+void TcpServer::Accept() {
+  Worker& worker = *workers_[next_worker_];
+  next_worker_ = (next_worker_ + 1) % workers_.size();
+  acceptor_->async_accept(worker.io, [this, &worker](boost::system::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || draining_) return;
+    if (!ec) {
+      if (active_.load() >= config_.tcp_max_connections) {
+        metrics_.Rejected(Transport::kTcp, Rejection::kConnectionCap);
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      } else {
+        active_.fetch_add(1);
+        asio::post(worker.io, [this, &worker, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
+          std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
+        });
+      }
+    }
+    Accept();
+  });
+}
+
+void TcpServer::BeginDrain() {
+  if (draining_.exchange(true) || workers_.empty()) return;
+  asio::post(workers_[0]->io, [this] {
+    boost::system::error_code ec;
+    if (acceptor_) acceptor_->close(ec);
+  });
+  for (auto& w : workers_) {
+    asio::post(w->io, [worker = w.get()] {
+      std::vector<TcpSession*> sessions(worker->sessions.begin(), worker->sessions.end());
+      for (TcpSession* s : sessions) s->BeginDrain();
+    });
+  }
+}
+
+void TcpServer::Stop(std::chrono::milliseconds timeout) {
+  if (stopped_ || workers_.empty()) return;
+  stopped_ = true;
+  BeginDrain();
+  const auto until = Clock::now() + timeout;
+  while (active_.load() > 0 && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  for (auto& w : workers_) {
+    asio::post(w->io, [worker = w.get()] {
+      std::vector<TcpSession*> sessions(worker->sessions.begin(), worker->sessions.end());
+      for (TcpSession* s : sessions) s->Close();
+    });
+  }
+  guards_.clear();
+  for (auto& w : workers_) {
+    // Let the close handlers run, then stop whatever is still waiting.
+    asio::post(w->io, [worker = w.get()] { worker->io.stop(); });
+  }
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+  asio::post(workers_[0]->io, [] {});
+  acceptor_.reset();
+}
+
+}  // namespace rosetta::service
