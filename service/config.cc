@@ -66,7 +66,7 @@ const std::vector<Option>& Options() {
       Limit("max-string-bytes", "longest text or byte string", &codec::Limits::max_string_bytes),
       Limit("max-items", "most items in one array or map", &codec::Limits::max_items),
       Limit("max-alloc-bytes", "bytes the codec may allocate for one request", &codec::Limits::max_alloc_bytes),
-      Uint("grpc-max-receive-bytes", "largest gRPC message (0: max-input-bytes + 64 KiB)",
+      Uint("grpc-max-receive-bytes", "gRPC hard receive limit (0: 4 x max-input-bytes + 64 KiB)",
            &ServiceConfig::grpc_max_receive_bytes, true),
       Uint("io-threads", "TCP I/O threads (0: one per core)", &ServiceConfig::io_threads, true),
       Uint("tcp-max-connections", "open TCP connections at most; more are closed at once",

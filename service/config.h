@@ -16,7 +16,10 @@ struct ServiceConfig {
   std::string metrics_listen = "127.0.0.1:9464";
   // Server defaults: what one request may use unless a connection or request lowers it.
   codec::Limits limits = DefaultLimits();
-  uint64_t grpc_max_receive_bytes = 0;  // 0: max_input_bytes + 64 KiB (room for the envelope)
+  // gRPC's hard receive limit. Messages above it are refused by the library before any of
+  // our code runs (and cannot be counted); those between max_input_bytes and it reach
+  // the handler, which refuses and counts them. 0: 4 x max_input_bytes + 64 KiB.
+  uint64_t grpc_max_receive_bytes = 0;
   uint32_t io_threads = 0;              // TCP I/O threads; 0: one per core
   uint64_t tcp_max_connections = 10000;
   uint32_t tcp_frame_timeout_ms = 10000;   // a started frame must complete within this
@@ -37,7 +40,7 @@ struct ServiceConfig {
     return l;
   }
   uint64_t EffectiveGrpcMaxReceive() const {
-    return grpc_max_receive_bytes ? grpc_max_receive_bytes : limits.max_input_bytes + (64 << 10);
+    return grpc_max_receive_bytes ? grpc_max_receive_bytes : 4 * limits.max_input_bytes + (64 << 10);
   }
 };
 

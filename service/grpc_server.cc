@@ -2,7 +2,6 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
-#include <grpcpp/support/server_interceptor.h>
 
 #include "rosetta/v1/transcoder.grpc.pb.h"
 #include "service/request_handler.h"
@@ -33,38 +32,6 @@ void ToError(const codec::Status& s, rosetta::v1::Error* e) {
 // readable bytes after a payload held in a std::string (its spare capacity + the NUL)
 size_t Padding(const std::string& s) { return s.capacity() - s.size(); }
 
-// Counts a call the library refused because its message was over the receive limit:
-// no handler ran, so this is the only place that sees it.
-class SizeRefusalInterceptor : public grpc::experimental::Interceptor {
- public:
-  explicit SizeRefusalInterceptor(Metrics& metrics) : metrics_(metrics) {}
-  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    using grpc::experimental::InterceptionHookPoints;
-    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
-      grpc::Status s = methods->GetSendStatus();
-      if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
-          s.error_message().find("larger than max") != std::string::npos) {
-        metrics_.Rejected(Transport::kGrpc, Rejection::kMessageTooLarge);
-      }
-    }
-    methods->Proceed();
-  }
-
- private:
-  Metrics& metrics_;
-};
-
-class SizeRefusalInterceptorFactory : public grpc::experimental::ServerInterceptorFactoryInterface {
- public:
-  explicit SizeRefusalInterceptorFactory(Metrics& metrics) : metrics_(metrics) {}
-  grpc::experimental::Interceptor* CreateServerInterceptor(grpc::experimental::ServerRpcInfo*) override {
-    return new SizeRefusalInterceptor(metrics_);
-  }
-
- private:
-  Metrics& metrics_;
-};
-
 }  // namespace
 
 class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackService {
@@ -85,6 +52,7 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       reactor->Finish(grpc::Status::OK);
       return reactor;
     }
+    if (s.code == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
     rosetta::v1::Error error;
     ToError(s, &error);
     context->AddTrailingMetadata("rosetta-error-bin", error.SerializeAsString());
@@ -108,6 +76,7 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     r.limits = ToLimits(config_, req->limits());
     std::string_view output;
     codec::Status s = RunRequest(r, &output);
+    if (s.code == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
     resp->set_valid(s.ok());
     if (!s.ok()) ToError(s, resp->mutable_error());
     metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, 0));
@@ -141,6 +110,9 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
         response_.set_payload(output.data(), output.size());
         TrimThreadBuffers();
       } else {
+        if (s.code == codec::ErrorCode::kInputTooLarge) {
+          service_.metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
+        }
         ToError(s, response_.mutable_error());
       }
       service_.metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, s.ok() ? output.size() : 0));
@@ -194,9 +166,6 @@ int GrpcServer::Start() {
   const uint64_t max_receive = config_.EffectiveGrpcMaxReceive();
   builder.SetMaxReceiveMessageSize(max_receive > INT32_MAX ? INT32_MAX : static_cast<int>(max_receive));
   builder.SetMaxSendMessageSize(INT32_MAX);
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
-  interceptors.push_back(std::make_unique<SizeRefusalInterceptorFactory>(metrics_));
-  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   server_ = builder.BuildAndStart();
   if (!server_ || port <= 0) return -1;
   auto* health = server_->GetHealthCheckService();

@@ -11,8 +11,9 @@
 namespace rosetta::service {
 
 // The gRPC front-end: rosetta.v1.Transcoder (callback API), health checking and
-// reflection, and an interceptor that counts messages refused for size before any
-// handler runs.
+// reflection. Two size limits: gRPC's receive limit (grpc_max_receive_bytes, a hard cap
+// enforced by the library, whose refusals no application code sees) and, below it, the
+// request's max_input_bytes, refused by the handler and counted as a rejection.
 class GrpcServer {
  public:
   GrpcServer(const ServiceConfig& config, Metrics& metrics);

@@ -15,8 +15,8 @@ namespace {
 
 constexpr const char* kTransportNames[] = {"grpc", "tcp"};
 constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits"};
-constexpr const char* kRejectionNames[] = {"message_too_large", "frame_too_large", "connection_cap", "frame_timeout",
-                                           "idle_timeout",      "bad_frame",       "draining"};
+constexpr const char* kRejectionNames[] = {"frame_too_large", "connection_cap", "frame_timeout",
+                                           "idle_timeout",    "bad_frame",      "input_too_large"};
 
 int FormatIndex(codec::Format f) {
   int i = static_cast<int>(f);

@@ -28,15 +28,14 @@ inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
 // Why something was refused before (or instead of) running a request. A closed set: the
 // label never carries a client's data.
 enum class Rejection : uint8_t {
-  kMessageTooLarge,  // gRPC message over the receive limit
   kFrameTooLarge,    // TCP frame prefix over the connection's limit
   kConnectionCap,    // TCP connection over tcp_max_connections
   kFrameTimeout,     // TCP frame not complete within tcp_frame_timeout_ms
   kIdleTimeout,      // TCP connection without progress for tcp_idle_timeout_ms
   kBadFrame,         // TCP frame too short for its header, or unknown version/op
-  kDraining,         // arrived during shutdown
+  kInputTooLarge,    // payload over the request's max_input_bytes (inside the transport's limit)
 };
-inline constexpr int kRejections = 7;
+inline constexpr int kRejections = 6;
 
 struct RequestRecord {
   Transport transport;

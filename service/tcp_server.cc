@@ -238,6 +238,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         Respond(0, id, output);
         bytes_out = output.size();
       } else {
+        if (s.code == codec::ErrorCode::kInputTooLarge) server_.metrics_.Rejected(Transport::kTcp, Rejection::kInputTooLarge);
         Respond(static_cast<uint8_t>(s.code), id, s.ToString());
       }
       TrimThreadBuffers();
