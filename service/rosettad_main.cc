@@ -1,5 +1,6 @@
 // rosettad: the transcoding and validation service (DESIGN.md "Server").
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <string>
@@ -27,6 +28,11 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  // A gateway holds thousands of connections: take the whole file-descriptor allowance.
+  if (rlimit fds; getrlimit(RLIMIT_NOFILE, &fds) == 0 && fds.rlim_cur < fds.rlim_max) {
+    fds.rlim_cur = fds.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &fds);
+  }
 
   rosetta::service::Server server(loaded.config);
   std::string error;
