@@ -1,0 +1,42 @@
+"""Runs examples/grpc_client.py and examples/tcp_client.py against a real rosettad, then
+checks that SIGTERM makes it exit 0 within 5 s.
+
+usage: run_examples.py ROSETTAD SOURCE_DIR
+"""
+import os
+import subprocess
+import sys
+
+from rosettad_process import Rosettad
+
+PYTHON = '/usr/bin/python3'
+
+
+def main():
+    binary, source_dir = sys.argv[1:3]
+    examples = os.path.join(source_dir, 'examples')
+    failures = []
+    with Rosettad(binary) as server:
+        runs = [
+            ('grpc_client', [PYTHON, os.path.join(examples, 'grpc_client.py'), '--grpc', server.grpc,
+                             '--proto-dir', os.path.join(source_dir, 'proto')]),
+            ('tcp_client', [PYTHON, os.path.join(examples, 'tcp_client.py'), '--tcp', server.tcp]),
+        ]
+        for name, argv in runs:
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            sys.stdout.write(p.stdout)
+            sys.stderr.write(p.stderr)
+            if p.returncode != 0:
+                failures.append('%s exited %d' % (name, p.returncode))
+        code = server.terminate(within=5.0)
+        if code != 0:
+            failures.append('rosettad after SIGTERM: %s' % ('still running after 5 s' if code is None
+                                                           else 'exit %d' % code))
+    for f in failures:
+        print('FAIL', f)
+    print('run_examples: %s' % ('ok' if not failures else '%d failures' % len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
