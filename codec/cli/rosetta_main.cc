@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
 
 namespace {
@@ -26,6 +27,8 @@ constexpr char kUsage[] =
     "               --base64-standard           bytes into JSON as base64 with padding (default base64url)\n"
     "               --nonfinite-as-null         NaN and infinities into JSON as null (default: refused)\n"
     "               --bignum-as-double          bignums into MessagePack as doubles (default: refused)\n"
+    "               --reject-unknown-fields     protobuf input: unknown field numbers refused (default: skipped)\n"
+    "               --ignore-unknown-fields     protobuf output: unknown member names skipped (default: refused)\n"
     "exit 0: done; 1: input refused (one line on stderr: rosetta: CODE at byte OFFSET (PATH): MESSAGE);\n"
     "2: usage or I/O error\n";
 
@@ -110,6 +113,8 @@ int main(int argc, char** argv) {
   bool have_from = false, have_to = false;
   std::string input_path = "-", output_path;
   bool have_input = false;
+  std::vector<std::string> descriptor_sets;
+  std::string message_type;
   for (int i = 2; i < argc; ++i) {
     std::string_view a = argv[i];
     auto value = [&]() -> const char* {
@@ -147,9 +152,14 @@ int main(int argc, char** argv) {
       request.options.bignum_as_double = true;
     } else if (transcode && a == "-o") {
       output_path = value();
-    } else if (a == "--descriptor-set" || a == "--message-type") {
-      value();
-      UsageError("the protobuf format is not in this build yet");
+    } else if (a == "--descriptor-set") {
+      descriptor_sets.emplace_back(value());
+    } else if (a == "--message-type") {
+      message_type = value();
+    } else if (a == "--reject-unknown-fields") {
+      request.options.reject_unknown_fields = true;
+    } else if (a == "--ignore-unknown-fields") {
+      request.options.ignore_unknown_fields = true;
     } else if (a == "-" || !a.starts_with("-")) {
       if (have_input) UsageError("more than one input");
       input_path = std::string(a);
@@ -161,6 +171,18 @@ int main(int argc, char** argv) {
   if (transcode && (!have_from || !have_to)) UsageError("transcode needs --from and --to");
   if (!transcode && !have_from) UsageError("validate needs --format");
   if (request.limits.max_depth > 100000) UsageError("--max-depth above 100000");
+
+  const bool protobuf = request.from == Format::kProtobuf || (transcode && request.to == Format::kProtobuf);
+  std::unique_ptr<rosetta::codec::Schema> schema;
+  if (protobuf) {
+    if (descriptor_sets.empty() || message_type.empty()) UsageError("protobuf needs --descriptor-set FILE and --message-type NAME");
+    std::string error;
+    schema = rosetta::codec::Schema::Load(descriptor_sets, &error);
+    if (!schema) IoError(error);
+    rosetta::codec::EnableProtobufFormat();
+    request.schema = schema.get();
+    request.message_type = message_type;
+  }
 
   size_t size = 0;
   std::vector<char> input = ReadInput(input_path, request.limits.max_input_bytes, &size);

@@ -3,13 +3,11 @@
 #include <memory>
 #include <string>
 
-#include "cbor/cbor_reader.h"
 #include "cbor/cbor_writer.h"
 #include "common/context.h"
-#include "json/json_reader.h"
 #include "json/json_writer.h"
-#include "msgpack/msgpack_reader.h"
 #include "msgpack/msgpack_writer.h"
+#include "read_any.h"
 
 namespace rosetta::codec {
 
@@ -18,19 +16,16 @@ ondemand::parser& ThreadJsonParser() {
   return parser;
 }
 
-namespace {
-
-// Input given without simdjson's read-ahead padding is copied once into this.
-struct PaddedCopy {
-  std::unique_ptr<char[]> data;
-  size_t capacity = 0;
-};
-
 bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::string_view* padded) {
   if (padding >= simdjson::SIMDJSON_PADDING) {
     *padded = input;
     return true;
   }
+  // Input given without simdjson's read-ahead padding is copied once into this.
+  struct PaddedCopy {
+    std::unique_ptr<char[]> data;
+    size_t capacity = 0;
+  };
   thread_local PaddedCopy copy;
   const size_t need = input.size() + simdjson::SIMDJSON_PADDING;
   if (!ctx.budget.Charge(need)) return ctx.BudgetExceeded(need);
@@ -44,23 +39,12 @@ bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::strin
   return true;
 }
 
-template <class S>
-bool Read(Format from, Context& ctx, S& sink, std::string_view input, size_t padding) {
-  switch (from) {
-    case Format::kJson: {
-      std::string_view padded;
-      if (!ReadPadded(ctx, input, padding, &padded)) return false;
-      return JsonReader<S>(ctx, sink).Read(padded, padded.data() == input.data() ? padding : simdjson::SIMDJSON_PADDING);
-    }
-    case Format::kCbor:
-      return CborReader<S>(ctx, sink).Read(input);
-    case Format::kMsgpack:
-      return MsgpackReader<S>(ctx, sink).Read(input);
-    default:
-      return false;
-  }
-  return false;
+ProtobufRunner& ProtobufHook() {
+  static ProtobufRunner hook = nullptr;
+  return hook;
 }
+
+namespace {
 
 // One function per (reader, writer) pair: each compiles to direct calls.
 using PairFn = bool (*)(Context&, std::string_view, size_t, OutputBuffer&);
@@ -68,7 +52,8 @@ using PairFn = bool (*)(Context&, std::string_view, size_t, OutputBuffer&);
 template <Format From, class Writer>
 bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer& out) {
   Writer writer(ctx, out);
-  return Read(From, ctx, writer, input, padding);
+  if (!ctx.status.ok()) [[unlikely]] return false;  // its container stack did not fit the budget
+  return ReadAny(From, ctx, writer, input, padding);
 }
 
 constexpr PairFn kPairs[3][3] = {
@@ -107,6 +92,10 @@ void Finish(const Context& ctx, TranscodeStats* stats) {
 Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats) {
   Status status;
   if (!CheckInput(request, &status)) return status;
+  if (request.from == Format::kProtobuf || request.to == Format::kProtobuf) {
+    if (ProtobufHook()) return ProtobufHook()(request, &out, stats);
+    return Unsupported(Format::kProtobuf);
+  }
   if (!IsCoreFormat(request.from)) return Unsupported(request.from);
   if (!IsCoreFormat(request.to)) return Unsupported(request.to);
   Context ctx(request.limits, request.options);
@@ -129,10 +118,14 @@ Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeSt
 Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
   Status status;
   if (!CheckInput(request, &status)) return status;
+  if (request.from == Format::kProtobuf) {
+    if (ProtobufHook()) return ProtobufHook()(request, nullptr, stats);
+    return Unsupported(Format::kProtobuf);
+  }
   if (!IsCoreFormat(request.from)) return Unsupported(request.from);
   Context ctx(request.limits, request.options);
   NullSink sink;
-  if (!Read(request.from, ctx, sink, request.input, request.input_padding) && ctx.status.ok()) {
+  if (!ReadAny(request.from, ctx, sink, request.input, request.input_padding) && ctx.status.ok()) {
     ctx.status.code = ErrorCode::kSyntax;
     ctx.status.message = "validation stopped";
   }

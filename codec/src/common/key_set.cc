@@ -5,32 +5,32 @@
 namespace rosetta::codec {
 namespace {
 
-uint64_t HashKey(uint32_t scope, KeyKind kind, std::string_view key) {
-  uint64_t h = std::hash<std::string_view>{}(key);
+uint64_t HashKey(uint32_t scope, KeyKind kind, std::string_view key, uint64_t num) {
+  uint64_t h = key.empty() ? num * 0xD6E8FEB86659FD93ull : std::hash<std::string_view>{}(key);
   h ^= (uint64_t{scope} << 8 | static_cast<uint8_t>(kind)) * 0x9E3779B97F4A7C15ull;
   return h ^ (h >> 29);
 }
 
 }  // namespace
 
-KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key) {
+KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key, uint64_t num) {
   Scope& scope = scopes_.back();
   const uint32_t scope_id = static_cast<uint32_t>(scopes_.size() - 1);
-  const uint64_t hash = HashKey(scope_id, kind, key);
+  const uint64_t hash = HashKey(scope_id, kind, key, num);
   const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
   if (!scope.hashed) {
     for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-      if (SameKey(entries_[i], scope_id, kind, key, hash)) return kDuplicate;
+      if (SameKey(entries_[i], scope_id, kind, key, num, hash)) return kDuplicate;
     }
   } else {
     const size_t mask = table_.size() - 1;
     for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
       uint32_t e = table_[slot];
       if (e == 0) break;
-      if (SameKey(entries_[e - 1], scope_id, kind, key, hash)) return kDuplicate;
+      if (SameKey(entries_[e - 1], scope_id, kind, key, num, hash)) return kDuplicate;
     }
   }
-  if (!entries_.Push(Entry{hash, key.data(), static_cast<uint32_t>(key.size()), scope_id, kind})) return kNoBudget;
+  if (!entries_.Push(Entry{hash, key.data(), num, static_cast<uint32_t>(key.size()), scope_id, kind})) return kNoBudget;
   if (scope.hashed) {
     if (!EnsureTableRoom()) return kNoBudget;
     TableInsert(static_cast<uint32_t>(entries_.size() - 1));

@@ -21,13 +21,16 @@ class KeySet {
 
   bool Open() { return scopes_.Push(Scope{static_cast<uint32_t>(entries_.size()), false}); }
   void Close();
-  Result Insert(KeyKind kind, std::string_view key);
+  // Text and byte keys are views that must live for the request; integer keys are given
+  // by value (kUint / kNegInt with `key` empty).
+  Result Insert(KeyKind kind, std::string_view key, uint64_t num = 0);
 
  private:
   static constexpr uint32_t kLinearKeys = 8;
   struct Entry {
     uint64_t hash;
     const char* data;
+    uint64_t num;
     uint32_t size;
     uint32_t scope;
     KeyKind kind;
@@ -36,8 +39,8 @@ class KeySet {
     uint32_t first;  // index of its first entry
     bool hashed;
   };
-  bool SameKey(const Entry& e, uint32_t scope, KeyKind kind, std::string_view key, uint64_t hash) const {
-    return e.hash == hash && e.scope == scope && e.kind == kind && e.size == key.size() &&
+  bool SameKey(const Entry& e, uint32_t scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t hash) const {
+    return e.hash == hash && e.scope == scope && e.kind == kind && e.num == num && e.size == key.size() &&
            (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0);
   }
   bool TableInsert(uint32_t entry);  // after ensuring room

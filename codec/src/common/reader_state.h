@@ -54,12 +54,20 @@ class ReaderState {
     f.key_size = static_cast<uint32_t>(bytes.size());
     f.key_num = num;
     if (ctx_.options.allow_duplicate_keys || kind == KeyKind::kOther) return true;
-    std::string_view id = bytes;
-    if (kind == KeyKind::kUint || kind == KeyKind::kNegInt) id = {reinterpret_cast<const char*>(&f.key_num), sizeof f.key_num};
-    KeySet::Result r = keys_.Insert(kind, id);
+    const bool integer = kind == KeyKind::kUint || kind == KeyKind::kNegInt;
+    KeySet::Result r = keys_.Insert(kind, integer ? std::string_view() : bytes, integer ? num : 0);
     if (r == KeySet::kInserted) [[likely]] return true;
     if (r == KeySet::kNoBudget) return false;
     return DuplicateKey(offset);
+  }
+
+  // Records the current key for the error path only (keys unique by construction).
+  void SetKey(KeyKind kind, std::string_view bytes, uint64_t num) {
+    Frame& f = frames_.back();
+    f.key_kind = kind;
+    f.key = bytes.data();
+    f.key_size = static_cast<uint32_t>(bytes.size());
+    f.key_num = num;
   }
 
   // Fills in the offset and path of an error a sink reported (or one found here).
