@@ -10,6 +10,8 @@ namespace {
 // Output capacity a thread keeps between requests; more is given back after the request.
 constexpr size_t kKeptOutputBytes = 1 << 20;
 
+const codec::Schema* g_schema = nullptr;
+
 codec::OutputBuffer& ThreadOutput() {
   thread_local codec::OutputBuffer out;
   return out;
@@ -30,6 +32,8 @@ codec::Status BadFormat(const char* which, codec::Format f) {
 
 }  // namespace
 
+void SetRequestSchema(const codec::Schema* schema) { g_schema = schema; }
+
 codec::Status RunRequest(const Request& r, std::string_view* output) {
   *output = {};
   if (!KnownFormat(r.input)) return BadFormat("input", r.input);
@@ -39,6 +43,7 @@ codec::Status RunRequest(const Request& r, std::string_view* output) {
   t.input_padding = r.padding;
   t.limits = r.limits;
   t.message_type = r.message_type;
+  t.schema = g_schema;
   if (r.op == Op::kValidate) return codec::Validate(t);
   if (!KnownFormat(r.output)) return BadFormat("output", r.output);
   t.to = r.output;

@@ -6,6 +6,7 @@
 
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/limits.h"
+#include "rosetta/codec/schema.h"
 #include "rosetta/codec/status.h"
 #include "service/alloc_counter.h"
 #include "service/metrics.h"
@@ -45,6 +46,9 @@ class RequestScope {
   std::chrono::steady_clock::time_point start_;
   AllocationCount allocs_;
 };
+
+// The protobuf schemas every request may name (loaded once at startup; null: none).
+void SetRequestSchema(const codec::Schema* schema);
 
 // Runs one transcode or validate on the calling thread. The output is a view into a
 // buffer owned by this thread, valid until the thread's next Run: the request path

@@ -1,5 +1,7 @@
 #include "service/server.h"
 
+#include "service/request_handler.h"
+
 namespace rosetta::service {
 namespace {
 
@@ -12,6 +14,15 @@ Server::Server(ServiceConfig config) : config_(std::move(config)), metrics_(std:
 Server::~Server() { Drain(); }
 
 bool Server::Start(std::string* error) {
+  codec::EnableProtobufFormat();
+  if (!config_.descriptor_sets.empty()) {
+    schema_ = codec::Schema::Load(config_.descriptor_sets, error);
+    if (!schema_) {
+      *error = "--descriptor-set: " + *error;
+      return false;
+    }
+  }
+  SetRequestSchema(schema_.get());
   int metrics_port = metrics_->Expose(config_.metrics_listen);
   if (metrics_port < 0) {
     *error = "cannot listen on --metrics-listen " + config_.metrics_listen;

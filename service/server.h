@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "rosetta/codec/schema.h"
 #include "service/config.h"
 #include "service/grpc_server.h"
 #include "service/metrics.h"
@@ -33,6 +34,7 @@ class Server {
 
  private:
   ServiceConfig config_;
+  std::unique_ptr<codec::Schema> schema_;
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<TcpServer> tcp_;
