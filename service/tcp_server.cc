@@ -5,6 +5,7 @@
 
 #include <simdjson.h>
 
+#include "service/frame_reader.h"
 #include "service/request_handler.h"
 
 namespace rosetta::service {
@@ -14,15 +15,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr size_t kHeaderBytes = 10;      // version op request_id input output type_len
-constexpr size_t kPadding = 64;          // kept readable after every payload (JSON reader)
-constexpr size_t kReadAhead = 64 << 10;  // most bytes read past the current frame at once
-constexpr size_t kKeptInputBytes = 64 << 10;
-
-uint32_t Be32(const char* p) {
-  auto* u = reinterpret_cast<const uint8_t*>(p);
-  return uint32_t{u[0]} << 24 | uint32_t{u[1]} << 16 | uint32_t{u[2]} << 8 | u[3];
-}
+constexpr size_t kKeptOutputBytes = 64 << 10;
 
 void PutBe32(std::string& s, uint32_t v) {
   char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
@@ -95,8 +88,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
  private:
-  bool Idle() const { return in_begin_ == in_end_ && out_.empty() && !writing_; }
-  uint64_t MaxFrame() const { return kHeaderBytes + 0xffff + limits_.max_input_bytes; }
+  bool Idle() const { return !frames_.HasPartial() && out_.empty() && !writing_; }
 
   void DoRead() {
     if (reading_ || closed_) return;
@@ -112,20 +104,11 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (ec) return Close();
     if (lingering_) return Discard();
     for (;;) {
-      size_t want = socket_.available(ec);
+      const size_t available = socket_.available(ec);
       if (ec) return Close();
-      // Room for what has arrived, bounded by what the current frame still needs plus some
-      // read-ahead: a frame's claimed length is never allocated before its bytes arrive.
-      size_t have = in_end_ - in_begin_;
-      size_t frame_left = kReadAhead;
-      if (have >= 4) {
-        const uint64_t total = 4 + uint64_t{Be32(buf_.get() + in_begin_)};
-        if (total > have && total <= 4 + MaxFrame()) frame_left += total - have;
-      }
-      want = std::clamp<size_t>(want, 1, frame_left);
-      Reserve(want);
-      size_t n = socket_.read_some(asio::buffer(buf_.get() + in_end_, want), ec);
-      in_end_ += n;
+      auto [room, want] = frames_.Prepare(available);
+      const size_t n = socket_.read_some(asio::buffer(room, want), ec);
+      frames_.Commit(n);
       if (ec == asio::error::would_block || ec == asio::error::try_again) break;
       if (ec == asio::error::eof) {
         peer_closed_ = true;
@@ -137,82 +120,61 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     ProcessFrames();
   }
 
-  // Grows the input buffer to hold `more` bytes after in_end_ plus kPadding.
-  void Reserve(size_t more) {
-    size_t need = in_end_ + more + kPadding;
-    if (need <= cap_) return;
-    if (in_begin_ > 0) {  // compact first
-      std::memmove(buf_.get(), buf_.get() + in_begin_, in_end_ - in_begin_);
-      in_end_ -= in_begin_;
-      in_begin_ = 0;
-      need = in_end_ + more + kPadding;
-      if (need <= cap_) return;
-    }
-    size_t cap = std::max<size_t>({need, cap_ * 2, 256});
-    std::unique_ptr<char[]> grown(new char[cap]);
-    if (in_end_) std::memcpy(grown.get(), buf_.get(), in_end_);
-    buf_ = std::move(grown);
-    cap_ = cap;
-  }
-
   void ProcessFrames() {
     const uint64_t max_pending = server_.config_.tcp_max_pending_bytes;
+    const uint64_t max_frame = kRequestHeaderBytes + 0xffff + limits_.max_input_bytes;
     while (!closing_ && out_.size() + sending_.size() <= max_pending) {
-      size_t have = in_end_ - in_begin_;
-      if (have < 4) break;
-      const uint64_t len = Be32(buf_.get() + in_begin_);
-      if (len > MaxFrame()) return Oversized(len);
-      if (have < 4 + len) break;
-      const size_t body = in_begin_ + 4;
-      in_begin_ += 4 + len;
+      std::string_view body;
+      size_t padding;
+      const FrameReader::Next next = frames_.Peek(max_frame, &body, &padding);
+      if (next == FrameReader::Next::kNeedMore) break;
+      if (next == FrameReader::Next::kOversized) return Oversized(frames_.claimed(), max_frame);
+      HandleFrame(body, padding);  // body stays valid: the reader only moves on Consume
+      frames_.Consume();
       frame_in_progress_ = false;
-      HandleFrame(buf_.get() + body, len, cap_ - (body + len));
     }
-    if (in_begin_ == in_end_) {
-      in_begin_ = in_end_ = 0;
-      if (cap_ > kKeptInputBytes) {
-        buf_.reset();
-        cap_ = 0;
-      }
-    }
+    frames_.Settle();
     Flush();
     UpdateDeadline();
     if (closing_) return;
-    if (peer_closed_ || (draining_ && in_begin_ == in_end_)) {
+    if (peer_closed_ || (draining_ && !frames_.HasPartial())) {
       if (!writing_ && out_.empty()) Close();
       return;
     }
     if (out_.size() + sending_.size() <= max_pending) DoRead();  // else: backpressure until OnWrite
   }
 
-  void HandleFrame(const char* body, size_t len, size_t padding) {
+  void HandleFrame(std::string_view body, size_t padding) {
     RequestScope scope;
-    if (len < kHeaderBytes) {
-      server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-      return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), len >= 6 ? Be32(body + 2) : 0,
-                     "syntax at byte 0: frame of " + std::to_string(len) + " bytes is shorter than the 10-byte header");
+    RequestFrame frame;
+    switch (ParseRequestFrame(body, &frame)) {
+      case FrameError::kNone:
+        break;
+      case FrameError::kShort:
+        server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+        return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), frame.request_id,
+                       "syntax at byte 0: frame of " + std::to_string(body.size()) + " bytes is shorter than the 10-byte header");
+      case FrameError::kVersion:
+        server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+        return Respond(static_cast<uint8_t>(codec::ErrorCode::kUnsupported), frame.request_id,
+                       "unsupported at byte 0: protocol version " + std::to_string(frame.version));
+      case FrameError::kOp:
+        server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+        return Respond(static_cast<uint8_t>(codec::ErrorCode::kUnsupported), frame.request_id,
+                       "unsupported at byte 1: unknown op " + std::to_string(frame.op));
+      case FrameError::kTypeLength:
+        server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
+        return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), frame.request_id,
+                       "syntax at byte 8: message type runs past the frame");
     }
-    const uint8_t version = static_cast<uint8_t>(body[0]);
-    const uint8_t op = static_cast<uint8_t>(body[1]);
-    const uint32_t id = Be32(body + 2);
-    const size_t type_len = static_cast<uint8_t>(body[8]) << 8 | static_cast<uint8_t>(body[9]);
-    if (version != 1 || op < 1 || op > 4) {
-      server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-      return Respond(static_cast<uint8_t>(codec::ErrorCode::kUnsupported), id,
-                     version != 1 ? "unsupported at byte 0: protocol version " + std::to_string(version)
-                                  : "unsupported at byte 1: unknown op " + std::to_string(op));
-    }
-    if (kHeaderBytes + type_len > len) {
-      server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-      return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), id,
-                     "syntax at byte 8: message type of " + std::to_string(type_len) + " bytes runs past the frame");
-    }
+    const uint32_t id = frame.request_id;
+    const uint8_t op = frame.op;
     Request r;
     r.op = op == 1 ? Op::kTranscode : op == 2 ? Op::kValidate : op == 3 ? Op::kPing : Op::kSetLimits;
-    r.input = static_cast<codec::Format>(static_cast<uint8_t>(body[6]));
-    r.output = static_cast<codec::Format>(static_cast<uint8_t>(body[7]));
-    r.message_type = {body + kHeaderBytes, type_len};
-    r.payload = {body + kHeaderBytes + type_len, len - kHeaderBytes - type_len};
+    r.input = static_cast<codec::Format>(frame.input_format);
+    r.output = static_cast<codec::Format>(frame.output_format);
+    r.message_type = frame.message_type;
+    r.payload = frame.payload;
     r.padding = padding;
     r.limits = limits_;
     codec::ErrorCode outcome = codec::ErrorCode::kOk;
@@ -268,7 +230,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (closed_) return;
     if (ec) return Close();
     sending_.clear();
-    if (sending_.capacity() > kKeptInputBytes) std::string().swap(sending_);
+    if (sending_.capacity() > kKeptOutputBytes) std::string().swap(sending_);
     if (closing_) {
       if (!out_.empty()) return Flush();
       return Linger();
@@ -279,14 +241,13 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   // The prefix claims more than this connection accepts: one error response (request id
   // 0), then close so that the client still receives it: shut down our sending side and
   // discard what still arrives for a bounded time, never reading the claimed bytes.
-  void Oversized(uint64_t len) {
+  void Oversized(uint64_t len, uint64_t max_frame) {
     server_.metrics_.Rejected(Transport::kTcp, Rejection::kFrameTooLarge);
     closing_ = true;
     Respond(static_cast<uint8_t>(codec::ErrorCode::kInputTooLarge), 0,
             "input_too_large at byte 0: frame of " + std::to_string(len) + " bytes passes this connection's maximum of " +
-                std::to_string(MaxFrame()));
-    buf_.reset();
-    cap_ = in_begin_ = in_end_ = 0;
+                std::to_string(max_frame));
+    frames_.Release();
     Flush();
   }
 
@@ -316,7 +277,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void UpdateDeadline() {
     if (closed_ || lingering_) return;
     const auto now = Clock::now();
-    if (in_end_ > in_begin_) {
+    if (frames_.HasPartial()) {
       if (!frame_in_progress_) {
         frame_in_progress_ = true;
         SetDeadline(now + std::chrono::milliseconds(server_.config_.tcp_frame_timeout_ms));
@@ -358,8 +319,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   TcpServer& server_;
   TcpServer::Worker& worker_;
   codec::Limits limits_;
-  std::unique_ptr<char[]> buf_;  // frames as they arrive, kPadding spare at the end
-  size_t cap_ = 0, in_begin_ = 0, in_end_ = 0;
+  FrameReader frames_;
   std::string out_, sending_;  // responses waiting, responses being written
   Clock::time_point deadline_ = Clock::time_point::max();
   bool reading_ = false, writing_ = false, timer_armed_ = false;

@@ -1,0 +1,127 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace rosetta::service {
+
+// The TCP protocol's framing (docs/tcp-protocol.md): frame = length:u32 body[length], and
+// a request body = version op request_id input output type_len message_type payload.
+inline constexpr size_t kRequestHeaderBytes = 10;
+
+struct RequestFrame {
+  uint8_t version;
+  uint8_t op;
+  uint32_t request_id;
+  uint8_t input_format;
+  uint8_t output_format;
+  std::string_view message_type;
+  std::string_view payload;
+};
+
+enum class FrameError : uint8_t { kNone, kShort, kVersion, kOp, kTypeLength };
+
+// Splits a request body into its fields; the payload and type are views into `body`.
+inline FrameError ParseRequestFrame(std::string_view body, RequestFrame* out) {
+  auto u8 = [&](size_t i) { return static_cast<uint8_t>(body[i]); };
+  if (body.size() < kRequestHeaderBytes) {
+    out->request_id = body.size() >= 6 ? uint32_t{u8(2)} << 24 | uint32_t{u8(3)} << 16 | uint32_t{u8(4)} << 8 | u8(5) : 0;
+    return FrameError::kShort;
+  }
+  out->version = u8(0);
+  out->op = u8(1);
+  out->request_id = uint32_t{u8(2)} << 24 | uint32_t{u8(3)} << 16 | uint32_t{u8(4)} << 8 | u8(5);
+  out->input_format = u8(6);
+  out->output_format = u8(7);
+  const size_t type_len = size_t{u8(8)} << 8 | u8(9);
+  if (out->version != 1) return FrameError::kVersion;
+  if (out->op < 1 || out->op > 4) return FrameError::kOp;
+  if (kRequestHeaderBytes + type_len > body.size()) return FrameError::kTypeLength;
+  out->message_type = body.substr(kRequestHeaderBytes, type_len);
+  out->payload = body.substr(kRequestHeaderBytes + type_len);
+  return FrameError::kNone;
+}
+
+// The bytes of one connection, as they arrive. The buffer grows only with bytes actually
+// received (bounded by what the current frame still needs plus some read-ahead), so a
+// length prefix is never trusted with memory; kPadding readable bytes always follow the
+// data, so a JSON payload is parsed in place.
+class FrameReader {
+ public:
+  static constexpr size_t kPadding = 64;
+  static constexpr size_t kReadAhead = 64 << 10;
+  static constexpr size_t kKeptBytes = 64 << 10;
+
+  // Room for the next read, given how many bytes the socket has: at least 1, at most
+  // what the current frame still needs plus kReadAhead.
+  std::pair<char*, size_t> Prepare(size_t available) {
+    size_t limit = kReadAhead;
+    const size_t have = end_ - begin_;
+    if (have >= 4) {
+      const uint64_t total = 4 + uint64_t{Length()};
+      if (total > have && total - have < (uint64_t{1} << 40)) limit += static_cast<size_t>(total - have);
+    }
+    const size_t want = std::clamp<size_t>(available, 1, limit);
+    Reserve(want);
+    return {buf_.get() + end_, want};
+  }
+  void Commit(size_t n) { end_ += n; }
+
+  enum class Next { kFrame, kNeedMore, kOversized };
+  // The next whole frame's body, without consuming it. kOversized when its prefix claims
+  // more than max_frame (claimed() tells how much).
+  Next Peek(uint64_t max_frame, std::string_view* body, size_t* padding) const {
+    const size_t have = end_ - begin_;
+    if (have < 4) return Next::kNeedMore;
+    const uint64_t len = Length();
+    if (len > max_frame) return Next::kOversized;
+    if (have < 4 + len) return Next::kNeedMore;
+    *body = {buf_.get() + begin_ + 4, static_cast<size_t>(len)};
+    *padding = cap_ - (begin_ + 4 + len);
+    return Next::kFrame;
+  }
+  void Consume() { begin_ += 4 + Length(); }
+  uint32_t claimed() const { return end_ - begin_ >= 4 ? Length() : 0; }
+  bool HasPartial() const { return end_ > begin_; }
+  size_t capacity() const { return cap_; }
+
+  // After a batch: an empty buffer starts over (a large one is given back).
+  void Settle() {
+    if (begin_ != end_) return;
+    begin_ = end_ = 0;
+    if (cap_ > kKeptBytes) Release();
+  }
+  void Release() {
+    buf_.reset();
+    cap_ = begin_ = end_ = 0;
+  }
+
+ private:
+  uint32_t Length() const {
+    auto* p = reinterpret_cast<const uint8_t*>(buf_.get() + begin_);
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+  }
+  void Reserve(size_t more) {
+    if (end_ + more + kPadding <= cap_) return;
+    if (begin_ > 0) {  // compact first
+      std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+      if (end_ + more + kPadding <= cap_) return;
+    }
+    const size_t cap = std::max<size_t>({end_ + more + kPadding, cap_ * 2, 256});
+    std::unique_ptr<char[]> grown(new char[cap]);
+    if (end_) std::memcpy(grown.get(), buf_.get(), end_);
+    buf_ = std::move(grown);
+    cap_ = cap;
+  }
+
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0, begin_ = 0, end_ = 0;
+};
+
+}  // namespace rosetta::service
