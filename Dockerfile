@@ -1,0 +1,57 @@
+# rosettad in a container: built on Debian 12 with the project's own scripts, shipped on
+# debian:12-slim with only the shared libraries rosettad links, running as a non-root user.
+#
+#   docker build -t rosettad:0.1.0 .
+#   docker run --rm -p 50051:50051 -p 50052:50052 -p 9464:9464 rosettad:0.1.0
+#
+# ROSETTA_MARCH (default x86-64-v3, as in CMakeLists.txt) picks simdjson's SIMD kernel at
+# compile time; build with --build-arg ROSETTA_MARCH= for CPUs older than Haswell, at a
+# large cost in JSON speed.
+
+FROM debian:12 AS build
+WORKDIR /src
+# The dependency layer first: it changes only when the package list does.
+COPY scripts/install-deps.sh scripts/install-deps.sh
+RUN scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
+# Only what the service build reads (no host build directories, no tests or benchmarks).
+COPY CMakeLists.txt ./
+COPY scripts scripts
+COPY codec codec
+COPY proto proto
+COPY service service
+ARG ROSETTA_MARCH=x86-64-v3
+RUN BUILD_DIR=/build scripts/build.sh -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_BENCHMARKS=OFF \
+        -DROSETTA_MARCH="${ROSETTA_MARCH}" \
+ && install -D -s /build/service/rosettad /out/usr/local/bin/rosettad \
+ && /out/usr/local/bin/rosettad --help >/dev/null
+
+FROM debian:12-slim AS runtime
+# The runtime libraries of rosettad (ldd of the binary, by Debian package):
+#   libgrpc++1.51 libgrpc29    gRPC C++ and core
+#   libprotobuf32              protobuf messages (and descriptors)
+#   libabsl20220623 libre2-9 libc-ares2 libssl3 zlib1g   gRPC's own dependencies
+#   libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1   /metrics
+#   libsimdjson14              the JSON reader
+#   libstdc++6 libgcc-s1 libc6 (already in the base image)
+# Boost.Asio is header-only here: no Boost library at run time.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+        libgrpc++1.51 libgrpc29 libprotobuf32 \
+        libabsl20220623 libre2-9 libc-ares2 libssl3 zlib1g \
+        libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 \
+        libsimdjson14 libstdc++6 libgcc-s1 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 rosetta \
+ && useradd --system --uid 10001 --gid rosetta --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin rosetta
+COPY --from=build /out/ /
+# Fails the build if a library is missing from the list above.
+RUN ! ldd /usr/local/bin/rosettad | grep 'not found' && rosettad --help >/dev/null
+USER 10001:10001
+# gRPC, TCP frames, Prometheus metrics (docs/service.md).
+EXPOSE 50051 50052 9464
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/rosettad"]
+# Every interface inside the container. Kubernetes manifests replace these arguments with
+# --config (deploy/base); flags win over ROSETTA_* variables, so set listeners here or there.
+CMD ["--grpc-listen", "0.0.0.0:50051", "--tcp-listen", "0.0.0.0:50052", "--metrics-listen", "0.0.0.0:9464"]
