@@ -57,15 +57,15 @@ class FrameReader {
   static constexpr size_t kKeptBytes = 64 << 10;
 
   // Room for the next read, given how many bytes the socket has: at least 1, at most
-  // what the current frame still needs plus kReadAhead.
+  // what the current frame still needs plus kReadAhead past it. 0 once that much is
+  // buffered: the frames must be taken out first, so a client that sends faster than
+  // its frames are answered fills the socket, not this buffer.
   std::pair<char*, size_t> Prepare(size_t available) {
-    size_t limit = kReadAhead;
     const size_t have = end_ - begin_;
-    if (have >= 4) {
-      const uint64_t total = 4 + uint64_t{Length()};
-      if (total > have && total - have < (uint64_t{1} << 40)) limit += static_cast<size_t>(total - have);
-    }
-    const size_t want = std::clamp<size_t>(available, 1, limit);
+    uint64_t bound = kReadAhead;  // buffered bytes allowed: the current frame plus read-ahead
+    if (have >= 4) bound += 4 + uint64_t{Length()};
+    if (have >= bound) return {buf_.get() + end_, 0};
+    const size_t want = static_cast<size_t>(std::clamp<uint64_t>(available, 1, bound - have));
     Reserve(want);
     return {buf_.get() + end_, want};
   }

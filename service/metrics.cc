@@ -1,11 +1,16 @@
 #include "service/metrics.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
@@ -91,6 +96,41 @@ class ProcessCollector : public prometheus::Collectable {
   }
 };
 
+// Opens and closes one TCP connection to ip:port (IPv4 or IPv6 literal).
+void Knock(const std::string& ip, int port) {
+  sockaddr_storage sa{};
+  socklen_t len = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&sa);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&sa);
+  if (inet_pton(AF_INET, ip.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, ip.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v6;
+  } else {
+    return;
+  }
+  int fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  connect(fd, reinterpret_cast<sockaddr*>(&sa), len);
+  close(fd);
+}
+
+// Where a listener on HOST:PORT can be reached from this host: the wildcard addresses
+// through loopback, a name as 127.0.0.1.
+std::string WakeAddress(const std::string& listen) {
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
+  in6_addr ignored;
+  if (host == "::") return "::1";
+  if (inet_pton(AF_INET6, host.c_str(), &ignored) == 1) return host;
+  if (host.empty() || host == "0.0.0.0" || inet_pton(AF_INET, host.c_str(), &ignored) != 1) return "127.0.0.1";
+  return host;
+}
+
 template <class T, class F>
 T* GetOrCreate(std::atomic<T*>& slot, F make) {
   T* p = slot.load(std::memory_order_acquire);
@@ -160,7 +200,22 @@ Metrics::Metrics()
   }
 }
 
-Metrics::~Metrics() = default;
+Metrics::~Metrics() {
+  if (!exposer_) return;
+  // civetweb's listener thread polls in 2-second quanta and sees the stop flag only
+  // between them, so stopping it took up to 2 s (every rosettad exit waited on it).
+  // Connections to the listener end its poll at once.
+  std::atomic<bool> stopped{false};
+  std::thread waker([&] {
+    while (!stopped.load()) {
+      Knock(exposer_wake_address_, exposer_port_);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  exposer_.reset();
+  stopped = true;
+  waker.join();
+}
 
 int Metrics::Expose(const std::string& listen) {
   try {
@@ -171,7 +226,9 @@ int Metrics::Expose(const std::string& listen) {
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(process_);
   auto ports = exposer_->GetListeningPorts();
-  return ports.empty() ? -1 : ports.front();
+  exposer_port_ = ports.empty() ? -1 : ports.front();
+  exposer_wake_address_ = WakeAddress(listen);
+  return exposer_port_;
 }
 
 void Metrics::Record(const RequestRecord& r) {

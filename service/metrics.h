@@ -74,6 +74,8 @@ class Metrics {
 
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::string exposer_wake_address_;  // a loopback or bound IP of the listener, for ~Metrics
+  int exposer_port_ = -1;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& duration_;
   prometheus::Family<prometheus::Histogram>& payload_;

@@ -49,6 +49,14 @@ codec::Status RunRequest(const Request& r, std::string_view* output) {
   t.to = r.output;
   codec::OutputBuffer& out = ThreadOutput();
   codec::Status s = codec::Transcode(t, out);
+  // OutputBuffer checks max_output_bytes only when it grows, so a thread's warm buffer let
+  // a request's output pass its limit unnoticed: checked here for every request.
+  if (s.ok() && out.size() > r.limits.max_output_bytes) {
+    s.code = codec::ErrorCode::kOutputTooLarge;
+    s.offset = r.payload.size();
+    s.message = "output of " + std::to_string(out.size()) + " bytes passes max_output_bytes " +
+                std::to_string(r.limits.max_output_bytes);
+  }
   if (s.ok()) *output = out.view();
   return s;
 }

@@ -107,6 +107,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       const size_t available = socket_.available(ec);
       if (ec) return Close();
       auto [room, want] = frames_.Prepare(available);
+      if (want == 0) break;  // a whole frame and the read-ahead are in: answer them first
       const size_t n = socket_.read_some(asio::buffer(room, want), ec);
       frames_.Commit(n);
       if (ec == asio::error::would_block || ec == asio::error::try_again) break;
