@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compare.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
 
@@ -20,6 +21,7 @@ using rosetta::codec::Status;
 constexpr char kUsage[] =
     "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
     "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
+    "       rosetta compare [--format FMT] FILE     format report: sizes, zstd, MB/s (compare --help)\n"
     "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type NAME)\n"
     "LIMIT OPTIONS: --max-input-bytes N --max-output-bytes N --max-depth N --max-string-bytes N\n"
     "               --max-items N --max-alloc-bytes N\n"
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
+  if (command == "compare") return rosetta::cli::RunCompare(argc - 2, argv + 2);
   const bool transcode = command == "transcode";
   if (!transcode && command != "validate") UsageError("unknown command '" + std::string(command) + "'");
 
