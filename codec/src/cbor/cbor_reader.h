@@ -132,12 +132,14 @@ bool CborReader<S>::Read(std::string_view input) {
   begin_ = pos_ = reinterpret_cast<const u8*>(input.data());
   end_ = begin_ + input.size();
   const Limits& limits = st_.ctx().limits;
-  bool tagged = false;  // a tag was read and its item is due
+  bool tagged = false;      // a tag was read and its item is due
+  bool key_tagged = false;  // the item just read had a tag
   for (;;) {
     uint64_t start = pos_ - begin_;
     KeyKind kind = KeyKind::kOther;
     std::string_view key;
     uint64_t num = 0;
+    if (!tagged) key_tagged = false;
     if (!st_.empty() && !tagged) {
       Frame& f = st_.top();
       bool close;
@@ -209,6 +211,7 @@ bool CborReader<S>::Read(std::string_view input) {
           if (!Argument(ai, start, &arg)) return false;
           if (!sink_.Tag(arg)) return SinkFailed(start);
           tagged = true;
+          key_tagged = true;
           continue;  // the tagged item follows; together they are one item
         default: {  // 7: simple values and floats (RFC 8949 3.3)
           bool ok;
@@ -258,7 +261,8 @@ bool CborReader<S>::Read(std::string_view input) {
         return Fail(ErrorCode::kTooManyItems, start, "container passes max_items " + std::to_string(limits.max_items));
       }
       ++f.index;
-      if (f.is_map && (f.index & 1) && !st_.Key(kind, key, num, start)) return false;
+      // A tagged key is an item of its own kind (a bignum, an ext): not compared.
+      if (f.is_map && (f.index & 1) && !st_.Key(key_tagged ? KeyKind::kOther : kind, key, num, start)) return false;
     }
   }
   if (pos_ != end_) {

@@ -17,7 +17,7 @@ enum class KeyKind : uint8_t { kNone, kText, kBytes, kUint, kNegInt, kOther };
 class KeySet {
  public:
   enum Result { kInserted, kDuplicate, kNoBudget };
-  explicit KeySet(Context& ctx) : ctx_(ctx), entries_(ctx), scopes_(ctx), table_(ctx) {}
+  explicit KeySet(Context& ctx) : entries_(ctx), scopes_(ctx), table_(ctx) {}
 
   bool Open() { return scopes_.Push(Scope{static_cast<uint32_t>(entries_.size()), false}); }
   void Close();
@@ -47,7 +47,6 @@ class KeySet {
   bool EnsureTableRoom();
   void TableErase(uint32_t entry);
 
-  Context& ctx_;
   BudgetVector<Entry> entries_;
   BudgetVector<Scope> scopes_;
   BudgetVector<uint32_t> table_;  // entry index + 1; 0 is empty

@@ -52,6 +52,21 @@ class JsonReader {
     st_.Locate(Offset());
     return false;
   }
+  // A sink or limit error at the item that starts at `at` (simdjson's current location is
+  // already past a scalar it has read).
+  [[gnu::cold]] bool FailAt(const char* at) {
+    if (!ctx_.located && at >= input_.data() && at <= input_.data() + input_.size()) {
+      ctx_.status.offset = static_cast<uint64_t>(at - input_.data());
+      ctx_.located = true;
+    }
+    return FailHere();
+  }
+  [[gnu::cold]] bool FailAt(ondemand::value& value) { return FailAt(value.raw_json_token().data()); }
+  // st_.Open was given no offset (it is known only here, on the failure path).
+  [[gnu::cold]] bool OpenFailed(ondemand::value& value) {
+    ctx_.located = false;
+    return FailAt(value);
+  }
   [[gnu::cold]] uint64_t Offset() {
     const char* loc = nullptr;
     if (doc_ != nullptr && !doc_->current_location().get(loc) && loc >= input_.data() &&
@@ -135,8 +150,8 @@ bool JsonReader<S>::Value(ondemand::value value) {
     case ondemand::json_type::array: {
       ondemand::array array;
       if (auto e = value.get_array().get(array)) [[unlikely]] return Malformed(e);
-      if (!st_.Open(false, kUnknownLength, 0)) return FailHere();
-      if (!sink_.BeginArray(kUnknownLength)) return FailHere();
+      if (!st_.Open(false, kUnknownLength, 0)) return OpenFailed(value);
+      if (!sink_.BeginArray(kUnknownLength)) return FailAt(value);
       ondemand::array_iterator it;
       if (auto e = array.begin().get(it)) [[unlikely]] return Malformed(e);
       levels_.push_back(Level{it, {}, false, false});
@@ -145,34 +160,34 @@ bool JsonReader<S>::Value(ondemand::value value) {
     case ondemand::json_type::object: {
       ondemand::object object;
       if (auto e = value.get_object().get(object)) [[unlikely]] return Malformed(e);
-      if (!st_.Open(true, kUnknownLength, 0)) return FailHere();
-      if (!sink_.BeginMap(kUnknownLength)) return FailHere();
+      if (!st_.Open(true, kUnknownLength, 0)) return OpenFailed(value);
+      if (!sink_.BeginMap(kUnknownLength)) return FailAt(value);
       ondemand::object_iterator it;
       if (auto e = object.begin().get(it)) [[unlikely]] return Malformed(e);
       levels_.push_back(Level{{}, it, true, false});
       return true;
     }
     case ondemand::json_type::number:
-      if (!Number(value)) return ctx_.status.ok() ? Malformed(simdjson::NUMBER_ERROR) : FailHere();
+      if (!Number(value)) return ctx_.status.ok() ? Malformed(simdjson::NUMBER_ERROR) : FailAt(value);
       return true;
     case ondemand::json_type::string: {
       std::string_view s;
       if (auto e = value.get_string().get(s)) [[unlikely]] return Malformed(e);
       if (s.size() > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(simdjson::STRING_ERROR);
-      if (!sink_.Text(s)) return FailHere();
+      if (!sink_.Text(s)) return FailAt(value);
       return true;
     }
     case ondemand::json_type::boolean: {
       bool b;
       if (auto e = value.get_bool().get(b)) [[unlikely]] return Malformed(e);
-      if (!sink_.Bool(b)) return FailHere();
+      if (!sink_.Bool(b)) return FailAt(value);
       return true;
     }
     default: {
       bool is_null;
       if (auto e = value.is_null().get(is_null)) [[unlikely]] return Malformed(e);
       if (!is_null) [[unlikely]] return Malformed(simdjson::N_ATOM_ERROR);
-      if (!sink_.Null()) return FailHere();
+      if (!sink_.Null()) return FailAt(value);
       return true;
     }
   }
@@ -188,7 +203,11 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
     JsonScalarReader<S> scalar(ctx_, sink_);
     return scalar.Read(input);
   }
-  if (!ctx_.budget.Charge(JsonParserBytes(input.size()))) return ctx_.BudgetExceeded(JsonParserBytes(input.size())), FailHere();
+  if (!ctx_.budget.Charge(JsonParserBytes(input.size()))) {
+    ctx_.BudgetExceeded(JsonParserBytes(input.size()));
+    st_.Locate(0);  // refused before the first byte is read
+    return false;
+  }
   ondemand::parser& parser = ThreadJsonParser();
   if (parser.max_depth() < ctx_.limits.max_depth + 1u) {
     if (parser.allocate(input.size(), ctx_.limits.max_depth + 1u)) return Malformed(simdjson::MEMALLOC);
@@ -218,9 +237,12 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         if (auto e = field.unescaped_key().get(key)) [[unlikely]] return Malformed(e);
         if (key.size() > limits.max_string_bytes) [[unlikely]] return Malformed(simdjson::STRING_ERROR);
         if (f.index >= limits.max_items * 2) [[unlikely]] return Malformed(simdjson::TAPE_ERROR);
-        if (!sink_.Text(key)) return FailHere();
+        if (!sink_.Text(key)) return FailAt(field.key().raw() - 1);
         ++f.index;
-        if (!st_.Key(KeyKind::kText, key, 0, 0)) return Malformed(simdjson::TAPE_ERROR);
+        if (!st_.Key(KeyKind::kText, key, 0, 0)) {
+          // A duplicate is located by the exact re-read; running out of budget is not.
+          return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(simdjson::TAPE_ERROR) : FailAt(field.key().raw() - 1);
+        }
         value = field.value();
       }
     } else {

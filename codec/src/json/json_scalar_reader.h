@@ -98,13 +98,7 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
                     std::to_string(st_.ctx().limits.max_string_bytes));
   }
   if (!ValidUtf8(raw)) {
-    for (const char* b = run; b < q; ++b) {  // cold: find the first bad byte
-      if (!ValidUtf8({b, static_cast<size_t>(q - b)}) && ValidUtf8({run, static_cast<size_t>(b - run)}) &&
-          (static_cast<unsigned char>(*b) & 0xc0) != 0x80) {
-        return Fail(ErrorCode::kInvalidUtf8, b - begin_, "string is not valid UTF-8");
-      }
-    }
-    return Fail(ErrorCode::kInvalidUtf8, open - begin_, "string is not valid UTF-8");
+    return Fail(ErrorCode::kInvalidUtf8, run + InvalidUtf8Offset(raw) - begin_, "string is not valid UTF-8");
   }
   p_ = q + 1;
   if (!escaped) {
@@ -285,14 +279,16 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
     {
       Frame& f = st_.top();
       ++f.index;
-      if (f.index > (f.is_map ? limits.max_items * 2 : limits.max_items)) {
-        return Fail(ErrorCode::kTooManyItems, start - begin_, "container passes max_items " + std::to_string(limits.max_items));
-      }
       SkipSpace();
       if (p_ >= end_) return Unexpected(p_, f.is_map ? "',' or '}'" : "',' or ']'");
       const char c = *p_;
       if (c == ',') {
         ++p_;
+        // Refused where the first item past the limit starts (a member: at its name).
+        if (f.index >= (f.is_map ? limits.max_items * 2 : limits.max_items)) [[unlikely]] {
+          SkipSpace();
+          return Fail(ErrorCode::kTooManyItems, p_ - begin_, "container passes max_items " + std::to_string(limits.max_items));
+        }
         if (!f.is_map) continue;
         goto key;
       }
@@ -304,7 +300,6 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
         st_.Locate(p_ - 1 - begin_);
         return false;
       }
-      start = p_ - 1;
       goto after_value;
     }
   key:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -150,7 +151,8 @@ class MsgpackWriter {
     if (!Room(9)) return false;
     if (FitsFloat(d)) {
       out_.Put(static_cast<char>(0xca));
-      PutBig(std::bit_cast<uint32_t>(static_cast<float>(d)), 4);
+      // Every NaN is written as the one quiet NaN, as the CBOR writer does (f97e00).
+      PutBig(std::isnan(d) ? 0x7fc00000u : std::bit_cast<uint32_t>(static_cast<float>(d)), 4);
     } else {
       out_.Put(static_cast<char>(0xcb));
       PutBig(std::bit_cast<uint64_t>(d), 8);

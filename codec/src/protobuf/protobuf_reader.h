@@ -58,6 +58,10 @@ class ProtobufReader {
   [[gnu::cold]] bool Fail(ErrorCode code, uint64_t offset, std::string message) {
     return st_.FailAt(code, offset, std::move(message));
   }
+  [[gnu::cold]] bool TooManyItems(uint64_t n, uint64_t offset) {
+    return Fail(ErrorCode::kTooManyItems, offset,
+                std::to_string(n) + " items pass max_items " + std::to_string(ctx_.limits.max_items));
+  }
   [[gnu::cold]] bool SinkFailed(uint64_t offset) {
     st_.Locate(offset);
     return false;
@@ -78,6 +82,23 @@ class ProtobufReader {
   }
 
   bool Index(const MessageInfo& m, const Range* ranges, size_t n, size_t* first);
+  // Setting a oneof member clears the others: of the occurrences [i, j) of the member
+  // that won, those before the last occurrence of another member of its oneof are void
+  // (a message set, then another member, then the message again starts over).
+  size_t AfterOtherOneofMembers(const MessageInfo& m, size_t first, size_t end, size_t i, size_t j) const {
+    const int oneof = m.fields[occ_[i].field].oneof_index;
+    uint64_t cutoff = 0;
+    bool any = false;
+    for (size_t k = first; k < end; ++k) {
+      if (occ_[k].field != occ_[i].field && m.fields[occ_[k].field].oneof_index == oneof && occ_[k].begin >= cutoff) {
+        cutoff = occ_[k].begin;
+        any = true;
+      }
+    }
+    size_t from = i;
+    while (any && from + 1 < j && occ_[from].begin < cutoff) ++from;
+    return from;
+  }
   bool Value(const MessageInfo& m, const Range* ranges, size_t n, int depth);
   bool Message(const MessageInfo& m, const Range* ranges, size_t n, int depth, bool inline_fields);
   bool WellKnownValue(const MessageInfo& m, const Range* ranges, size_t n, int depth);
@@ -87,8 +108,9 @@ class ProtobufReader {
   bool MapKey(const FieldInfo& key, uint64_t raw, std::string_view text, uint64_t at);
   bool Open(bool is_map, uint64_t count, uint64_t at, int depth) {
     if (depth >= kProtobufMaxNesting) return Fail(ErrorCode::kDepthExceeded, at, "nesting deeper than 512");
-    if (!st_.Open(is_map, kUnknownLength, at)) return false;
-    return (is_map ? sink_.BeginMap(count) : sink_.BeginArray(count)) || SinkFailed(at);
+    // The sink first: a container it refuses is located at itself, not at its first item.
+    if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) return SinkFailed(at);
+    return st_.Open(is_map, kUnknownLength, at);
   }
   bool Close(bool is_map, uint64_t at) {
     st_.Close();
@@ -254,7 +276,14 @@ bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_
         if (last.wire == kLen) {
           emit = last.end > last.begin;
         } else if (last.wire == kVarint) {
-          emit = begin_[last.begin] != 0 || last.end - last.begin > 1;
+          // Decoded, not looked at: 80 00 is a zero too, and an int32 or enum is the low
+          // 32 bits of its varint.
+          uint64_t v = begin_[last.begin], p = last.begin;
+          if (last.end - last.begin > 1) Varint(&p, last.end, &v);
+          emit = (f.type == google::protobuf::FieldDescriptor::TYPE_BOOL || f.type == google::protobuf::FieldDescriptor::TYPE_INT64 ||
+                  f.type == google::protobuf::FieldDescriptor::TYPE_UINT64 || f.type == google::protobuf::FieldDescriptor::TYPE_SINT64)
+                     ? v != 0
+                     : static_cast<uint32_t>(v) != 0;
         } else {
           uint64_t raw = 0;
           std::memcpy(&raw, begin_ + last.begin, last.wire == kI64 ? 8 : 4);
@@ -278,8 +307,10 @@ bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_
     occ_[i].wire &= 0x7f;
     if (!skip) {
       const FieldInfo& f = m.fields[occ_[i].field];
-      if (!KeyText(f.json_name, occ_[i].begin)) return false;
-      if (!Field(m, f, i, j - i, depth + 1)) return false;
+      size_t from = i;
+      if (f.oneof_index >= 0) from = AfterOtherOneofMembers(m, first, end, i, j);
+      if (!KeyText(f.json_name, occ_[from].begin)) return false;
+      if (!Field(m, f, from, j - from, depth + 1)) return false;
     }
     i = j;
   }
@@ -297,6 +328,7 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
     const FieldInfo* key_field = entry.FieldByNumber(1);
     const FieldInfo* value_field = entry.FieldByNumber(2);
     if (!key_field || !value_field) return Fail(ErrorCode::kSchemaMismatch, at, "map entry without key or value");
+    if (count > ctx_.limits.max_items) return TooManyItems(count, at);
     if (!Open(true, count, at, depth)) return false;
     for (size_t k = first; k < first + count; ++k) {
       const Occ entry_occ = occ_[k];
@@ -310,6 +342,10 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         uint64_t tag = 0, v = 0;
         if (!Varint(&p, entry_occ.end, &tag)) return false;
         const uint8_t wire = tag & 7;
+        if ((tag >> 3) == 0 || (tag >> 3) > 536870911) {
+          return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(tag >> 3) + " in a map entry");
+        }
+        if (wire > kI32) return Fail(ErrorCode::kSyntax, tag_at, "invalid wire type " + std::to_string(wire));
         uint64_t vb = p;
         if (wire == kVarint) {
           if (!Varint(&p, entry_occ.end, &v)) return false;
@@ -369,6 +405,7 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         for (uint64_t p = o.begin; p < o.end; ++p) elements += !(begin_[p] & 0x80);
       }
     }
+    if (elements > ctx_.limits.max_items) return TooManyItems(elements, at);
     if (!Open(false, elements, at, depth)) return false;
     for (size_t k = first; k < first + count; ++k) {
       const Occ o = occ_[k];
@@ -492,6 +529,9 @@ bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_v
   std::string_view k;
   switch (key.type) {
     case T::TYPE_STRING:
+      if (text.size() > ctx_.limits.max_string_bytes) {
+        return Fail(ErrorCode::kStringTooLarge, at, "map key passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
+      }
       if (!ValidUtf8(text)) return Fail(ErrorCode::kInvalidUtf8, at, "map key is not valid UTF-8");
       k = text;
       break;
@@ -598,18 +638,35 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       break;
     }
     case WellKnown::kFieldMask: {
-      std::string joined;
+      // The joined paths are no longer than the path bytes plus a comma each: charged
+      // (and checked against max_string_bytes) before anything is allocated.
+      uint64_t size = 0;
       for (size_t k = first; k < end; ++k) {
         const Occ& o = occ_[k];
-        if (!joined.empty()) joined += ',';
+        size += o.end - o.begin + 1;
+        if (!ValidUtf8({reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin)})) {
+          ok = Fail(ErrorCode::kInvalidUtf8, o.begin, "FieldMask path is not valid UTF-8");
+          break;
+        }
+      }
+      if (!ok) break;
+      if (size > ctx_.limits.max_string_bytes) {
+        ok = Fail(ErrorCode::kStringTooLarge, at, "FieldMask passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
+        break;
+      }
+      if (!ctx_.budget.Charge(size)) {
+        ok = Fail(ErrorCode::kBudgetExceeded, at, "FieldMask of " + std::to_string(size) + " bytes passes max_alloc_bytes");
+        break;
+      }
+      std::string joined;
+      joined.reserve(size);
+      for (size_t k = first; k < end; ++k) {
+        const Occ& o = occ_[k];
+        if (k != first) joined += ',';
         AppendCamelPath({reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin)}, joined);
       }
-      if (!ctx_.budget.Charge(joined.size())) {
-        ok = SinkFailed(at);
-      } else {
-        ok = sink_.Text(joined) || SinkFailed(at);
-        if (ok) Done();
-      }
+      ok = sink_.Text(joined) || SinkFailed(at);
+      if (ok) Done();
       break;
     }
     case WellKnown::kValue: {
@@ -623,10 +680,12 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
         if (ok) Done();
         break;
       }
-      const Occ o = *kind;
-      const FieldInfo& f = m.fields[o.field];
-      uint64_t p = o.begin;
-      ok = Element(f, o.wire, &p, o.end, depth);
+      // Its occurrences (contiguous in the index): a struct or list given twice merges.
+      size_t i = static_cast<size_t>(kind - &occ_[0]), j = i + 1;
+      while (i > first && occ_[i - 1].field == kind->field) --i;
+      const FieldInfo& f = m.fields[kind->field];
+      const size_t from = AfterOtherOneofMembers(m, first, end, i, j);
+      ok = Field(m, f, from, j - from, depth);
       break;
     }
     case WellKnown::kAny: {
@@ -643,6 +702,10 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
         break;
       }
       std::string_view url(reinterpret_cast<const char*>(begin_ + url_occ->begin), url_occ->end - url_occ->begin);
+      if (!ValidUtf8(url)) {
+        ok = Fail(ErrorCode::kInvalidUtf8, url_occ->begin, "Any type_url is not valid UTF-8");
+        break;
+      }
       const MessageInfo* packed = schema_ ? schema_->Find(url.substr(url.rfind('/') + 1)) : nullptr;
       if (packed == nullptr) {
         ok = Fail(ErrorCode::kUnknownMessageType, url_occ->begin, "Any holds " + std::string(url) + ", not in the loaded descriptors");

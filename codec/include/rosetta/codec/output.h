@@ -34,6 +34,7 @@ class OutputBuffer {
   char* cursor() { return data_ + size_; }
   void Advance(size_t n) { size_ += n; }
   void Append(const void* p, size_t n) {  // after Ensure(n)
+    if (n == 0) return;  // p may be null for an empty view
     std::memcpy(data_ + size_, p, n);
     size_ += n;
   }

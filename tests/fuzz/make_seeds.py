@@ -1,0 +1,69 @@
+"""Seed corpora for the fuzz targets, made from ../shared/data (never copied into the
+project): writes OUT/<target>/ files. usage: make_seeds.py DATA_DIR OUT_DIR"""
+import base64, json, os, struct, sys
+
+data, out = sys.argv[1], sys.argv[2]
+def put(target, name, blob):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(blob)
+
+suite = os.path.join(data, 'conformance/JSONTestSuite/test_parsing')
+json_docs = []
+for name in sorted(os.listdir(suite)):
+    blob = open(os.path.join(suite, name), 'rb').read()
+    put('fuzz_json_reader', name, blob)
+    json_docs.append(blob)
+corpus = os.path.join(data, 'corpus')
+for name in sorted(os.listdir(corpus)):
+    blob = open(os.path.join(corpus, name), 'rb').read()
+    if len(blob) <= 64 * 1024:
+        put('fuzz_json_reader', name, blob)
+        json_docs.append(blob)
+
+cbor = [bytes.fromhex(v['hex']) for v in json.load(open(os.path.join(data, 'conformance/cbor/appendix_a.json')))]
+for i, blob in enumerate(cbor):
+    put('fuzz_cbor_reader', 'appendix_a_%02d' % i, blob)
+
+mp = []
+for group, cases in json.load(open(os.path.join(data, 'conformance/msgpack/msgpack-test-suite.json'))).items():
+    for c in cases:
+        for enc in c['msgpack']:
+            mp.append(bytes.fromhex(enc.replace('-', '')))
+for i, blob in enumerate(mp):
+    put('fuzz_msgpack_reader', 'suite_%03d' % i, blob)
+
+# transcode / roundtrip: the first byte picks the pair (from = b % 3, to = b / 3 % 3).
+seeds = [(0, d) for d in json_docs[:120]] + [(1, d) for d in cbor] + [(2, d) for d in mp]
+for i, (fmt, blob) in enumerate(seeds):
+    for to in range(3):
+        put('fuzz_transcode', 'seed_%04d_%d' % (i, to), bytes([fmt + 3 * to]) + blob)
+    put('fuzz_roundtrip', 'seed_%04d' % i, bytes([fmt]) + blob)
+
+def frame(op, rid, fin, fout, payload, mtype=b''):
+    body = struct.pack('>BBIBBH', 1, op, rid, fin, fout, len(mtype)) + mtype + payload
+    return struct.pack('>I', len(body)) + body
+put('fuzz_tcp_frames', 'pipelined', bytes([200, 3]) + frame(1, 7, 1, 2, b'{"a":[1,2,3]}') + frame(3, 8, 0, 0, b'hi') +
+    frame(4, 9, 0, 0, b'{"max_depth":2}'))
+put('fuzz_tcp_frames', 'oversized', bytes([1, 0]) + struct.pack('>I', 0xFFFFFFFF) + b'\x01\x01')
+put('fuzz_tcp_frames', 'typed', bytes([255, 31]) + frame(1, 1, 4, 1, b'\x08\x01', b'rosetta.fuzz.Root'))
+
+# protobuf: a few hand-made messages of rosetta.fuzz.Root (see fuzz_schema.proto).
+def varint(v):
+    b = b''
+    while v >= 0x80:
+        b += bytes([v & 0x7f | 0x80]); v >>= 7
+    return b + bytes([v])
+def field(n, wire, payload):
+    return varint(n << 3 | wire) + payload
+def ld(n, payload):
+    return field(n, 2, varint(len(payload)) + payload)
+leaf = ld(1, b'leaf') + ld(2, b'\x00\x01')
+root = (field(3, 0, varint(150)) + field(4, 0, varint(2**64 - 1)) + ld(14, b'text') + field(16, 0, varint(1)) +
+        ld(18, varint(1) + varint(300)) + field(19, 0, varint(5)) + field(19, 0, varint(6)) + ld(21, leaf) +
+        ld(22, ld(1, b'k') + field(2, 0, varint(7))) + ld(23, field(1, 0, varint(9)) + ld(2, leaf)) +
+        ld(27, field(1, 0, varint(1700000000)) + field(2, 0, varint(5))) + ld(34, field(3, 0, varint(1))))
+put('fuzz_protobuf_reader', 'root', root)
+put('fuzz_protobuf_reader', 'leaf_in_choice', ld(26, leaf))
+put('fuzz_protobuf_reader', 'struct', ld(29, ld(1, ld(1, b'a') + ld(2, field(2, 1, struct.pack('<d', 1.5))))))
