@@ -30,7 +30,9 @@ class ConfigFile {
  public:
   explicit ConfigFile(const std::string& json) {
     static int counter = 0;
-    path_ = ::testing::TempDir() + "rosettad_config_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".json";
+    path_ = ::testing::TempDir();
+    path_.append("rosettad_config_").append(std::to_string(::getpid())).append("_");
+    path_.append(std::to_string(counter++)).append(".json");
     std::ofstream(path_) << json;
   }
   ~ConfigFile() { std::remove(path_.c_str()); }
@@ -169,10 +171,11 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
       env += *p == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
       key += *p == '-' ? '_' : *p;
     }
-    EXPECT_NE(help.find("--" + std::string(s.flag) + " "), std::string::npos) << help;
+    const std::string flag = std::string("--").append(s.flag);
+    EXPECT_NE(help.find(flag + " "), std::string::npos) << help;
     EXPECT_NE(help.find(env), std::string::npos) << help;
 
-    ConfigResult by_flag = Load({"--" + std::string(s.flag), s.value});
+    ConfigResult by_flag = Load({flag, s.value});
     ASSERT_EQ(by_flag.kind, ConfigResult::kRun) << by_flag.error;
     EXPECT_TRUE(s.applied(by_flag.config)) << "flag";
     EXPECT_FALSE(s.applied(Load({}).config)) << "the test value is the default";

@@ -253,7 +253,8 @@ TEST_F(GrpcServerTest, StreamAnswersPipelinedRequestsInOrder) {
     if (i % 7 == 3) {
       EXPECT_EQ(resp.error().code(), "truncated") << i;
     } else {
-      std::string expected = Hex("81") + (i < 24 ? std::string(1, static_cast<char>(i)) : Hex("18") + std::string(1, static_cast<char>(i)));
+      std::string expected = Hex(i < 24 ? "81" : "8118");
+      expected.push_back(static_cast<char>(i));
       EXPECT_EQ(ToHex(resp.payload()), ToHex(expected)) << i;
     }
   }
@@ -291,7 +292,7 @@ TEST_F(GrpcServerLimitsTest, RequestLimitsLowerButNeverRaise) {
   EXPECT_TRUE(Transcode(with_depth("[[[1]]]", 100)).status.ok());
 
   // The same for sizes: 2000 bytes against the server's 1000, the request asking for 1 MB.
-  v1::TranscodeRequest big = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "\"" + std::string(1998, 'x') + "\"");
+  v1::TranscodeRequest big = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(1998, 'x'), "\""}));
   big.mutable_limits()->set_max_input_bytes(1 << 20);
   Outcome too_big = Transcode(big);
   EXPECT_EQ(too_big.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);

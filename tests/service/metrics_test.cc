@@ -216,9 +216,9 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     SCOPED_TRACE("input_too_large");
     const Sample before = Now();
     TcpClient c(server().tcp_address());
-    ASSERT_TRUE(c.Call(Frame(kTranscode, 1, kJson, kCbor, "\"" + std::string(70 << 10, 'x') + "\"")));
+    ASSERT_TRUE(c.Call(Frame(kTranscode, 1, kJson, kCbor, Cat({"\"", std::string(70 << 10, 'x'), "\""}))));
     EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,2,3,4]", 0, 3).ok());
-    EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "\"" + std::string(70 << 10, 'x') + "\"").ok());
+    EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(70 << 10, 'x'), "\""})).ok());
     ExpectOnly({{"tcp", "input_too_large", 1}, {"grpc", "input_too_large", 2}}, before);
   }
   WaitNoTcpConnections();

@@ -102,6 +102,17 @@ inline std::string Hex(std::string_view hex) {
   return out;
 }
 
+// Concatenation in one allocation (and clear of GCC 12's -Wrestrict false positives on
+// "literal" + std::string chains).
+inline std::string Cat(std::initializer_list<std::string_view> parts) {
+  size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  std::string out;
+  out.reserve(n);
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
 inline std::string ToHex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
@@ -329,8 +340,8 @@ inline double MetricSum(std::string_view text, std::string_view name, std::initi
 }
 
 inline bool HasMetric(std::string_view text, std::string_view name) {
-  return text.find("\n" + std::string(name) + "{") != std::string_view::npos ||
-         text.find("\n" + std::string(name) + " ") != std::string_view::npos;
+  return text.find(Cat({"\n", name, "{"})) != std::string_view::npos ||
+         text.find(Cat({"\n", name, " "})) != std::string_view::npos;
 }
 
 // One scrape of a server's /metrics.

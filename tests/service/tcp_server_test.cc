@@ -32,7 +32,9 @@ std::string CborArrayOfOne(int n) {
   return out;
 }
 
-std::string DeepArray(int depth) { return std::string(depth, '[') + "1" + std::string(depth, ']'); }
+std::string JsonArrayOfOne(int n) { return Cat({"[", std::to_string(n), "]"}); }
+
+std::string DeepArray(int depth) { return Cat({std::string(depth, '['), "1", std::string(depth, ']')}); }
 
 class TcpServerTest : public ServiceTest {
  protected:
@@ -134,15 +136,15 @@ TEST_F(TcpServerTest, PipelinedResponsesComeInRequestOrder) {
     const uint32_t id = 0x9e3779b9u * static_cast<uint32_t>(i + 1);  // ids in no order
     switch (i % 4) {
       case 0:  // [i] -> array(1) with i as the shortest CBOR unsigned
-        batch += Frame(kTranscode, id, kJson, kCbor, "[" + std::to_string(i) + "]");
+        batch += Frame(kTranscode, id, kJson, kCbor, JsonArrayOfOne(i));
         expected.push_back({1, 0, id, CborArrayOfOne(i)});
         break;
       case 1:
-        batch += Frame(kPing, id, 0, 0, "p" + std::to_string(i));
-        expected.push_back({1, 0, id, "p" + std::to_string(i)});
+        batch += Frame(kPing, id, 0, 0, std::string("p").append(std::to_string(i)));
+        expected.push_back({1, 0, id, std::string("p").append(std::to_string(i))});
         break;
       case 2:
-        batch += Frame(kValidate, id, kJson, 0, "{\"k\":" + std::to_string(i) + "}");
+        batch += Frame(kValidate, id, kJson, 0, Cat({"{\"k\":", std::to_string(i), "}"}));
         expected.push_back({1, 0, id, ""});
         break;
       case 3:
@@ -165,6 +167,25 @@ TEST_F(TcpServerTest, PipelinedResponsesComeInRequestOrder) {
     }
   }
   EXPECT_TRUE(sent.get());
+}
+
+// A client that sends its requests and then shuts down its sending side (nc -N, a batch
+// job) still gets every answer before the server closes.
+TEST_F(TcpServerTest, HalfClosedClientGetsEveryAnswer) {
+  TcpClient c = Connect();
+  std::string batch;
+  for (uint32_t id = 1; id <= 20; ++id) batch += Frame(kTranscode, id, kJson, kCbor, JsonArrayOfOne(static_cast<int>(id)));
+  ASSERT_TRUE(c.Send(batch));
+  ASSERT_EQ(::shutdown(c.fd(), SHUT_WR), 0);
+  for (uint32_t id = 1; id <= 20; ++id) {
+    auto r = c.Read();
+    ASSERT_TRUE(r) << "answer " << id << " lost";
+    EXPECT_EQ(*r, (TcpResponse{1, 0, id, CborArrayOfOne(static_cast<int>(id))}));
+  }
+  Ending end = c.WaitClosed();
+  EXPECT_TRUE(end.closed);
+  EXPECT_FALSE(end.reset);
+  EXPECT_TRUE(end.extra.empty());
 }
 
 class TcpLimitsTest : public TcpServerTest {
@@ -349,7 +370,7 @@ class TcpFrameTimeoutTest : public TcpServerTest {
 TEST_F(TcpFrameTimeoutTest, SlowSenderClosedAtFrameDeadline) {
   TcpClient c = Connect();
   ASSERT_TRUE(c.Call(Frame(kPing, 1, 0, 0, "")));  // a finished frame resets nothing bad
-  const std::string frame = Frame(kTranscode, 2, kJson, kCbor, "[" + std::string(1000, '1') + "]");
+  const std::string frame = Frame(kTranscode, 2, kJson, kCbor, Cat({"[", std::string(1000, '1'), "]"}));
   const auto start = Clock::now();
   size_t sent = 0;
   Ending end;
@@ -375,7 +396,9 @@ TEST_F(TcpFrameTimeoutTest, ClaimWithinLimitAllocatesOnlyWhatArrives) {
   ASSERT_TRUE(c.Call(Frame(kPing, 1, 0, 0, "")));
   std::string partial;
   PutBe32(partial, 200u << 20);
-  partial += Frame(kTranscode, 2, kJson, kCbor, "").substr(4) + "[" + std::string(1023, '1');
+  partial += Frame(kTranscode, 2, kJson, kCbor, "").substr(4);
+  partial += "[";
+  partial += std::string(1023, '1');
   HeapClaimWatch heap;
   const uint64_t rss_before = ResidentBytes();
   ASSERT_TRUE(c.Send(partial));
