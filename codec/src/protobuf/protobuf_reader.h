@@ -644,8 +644,14 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       for (size_t k = first; k < end; ++k) {
         const Occ& o = occ_[k];
         size += o.end - o.begin + 1;
-        if (!ValidUtf8({reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin)})) {
+        const std::string_view path(reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin));
+        if (!ValidUtf8(path)) {
           ok = Fail(ErrorCode::kInvalidUtf8, o.begin, "FieldMask path is not valid UTF-8");
+          break;
+        }
+        if (!CamelPathRoundTrips(path)) {
+          ok = Fail(ErrorCode::kUnrepresentable, o.begin,
+                    "FieldMask path \"" + std::string(path) + "\" has no lowerCamelCase form that converts back");
           break;
         }
       }
@@ -716,7 +722,7 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
            (sink_.Text(url) || SinkFailed(url_occ->begin));
       if (!ok) break;
       Done();
-      if (packed->well_known != WellKnown::kNone) {
+      if (AnyHasValueMember(packed->well_known)) {
         ok = KeyText("value", value.begin) && WellKnownValue(*packed, &value, 1, depth + 1);
       } else {
         ok = Message(*packed, &value, 1, depth + 1, true);

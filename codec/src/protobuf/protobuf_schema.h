@@ -35,6 +35,11 @@ enum class WellKnown : uint8_t {
   kAny,
 };
 
+// In an Any, a well-known type with a JSON form of its own travels as {"@type", "value"};
+// Empty, whose form is just {}, is written inline like any message (as libprotobuf and
+// Java's JsonFormat do, and as libprotobuf requires on input).
+inline bool AnyHasValueMember(WellKnown k) { return k != WellKnown::kNone && k != WellKnown::kEmpty; }
+
 enum WireType : uint8_t { kVarint = 0, kI64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kI32 = 5 };
 
 struct EnumInfo {

@@ -191,6 +191,15 @@ void AppendCamelPath(std::string_view snake, std::string& out) {
   }
 }
 
+bool CamelPathRoundTrips(std::string_view snake) {
+  for (size_t i = 0; i < snake.size(); ++i) {
+    const char c = snake[i];
+    if (c >= 'A' && c <= 'Z') return false;
+    if (c == '_' && (i + 1 == snake.size() || snake[i + 1] < 'a' || snake[i + 1] > 'z')) return false;
+  }
+  return true;
+}
+
 bool AppendSnakePath(std::string_view camel, std::string& out) {
   for (char c : camel) {
     if (c == '_') return false;  // would not survive the round trip

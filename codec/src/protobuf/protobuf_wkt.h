@@ -20,6 +20,9 @@ bool ParseDuration(std::string_view text, int64_t* seconds, int32_t* nanos);
 
 // FieldMask paths: "foo_bar.baz" <-> "fooBar.baz".
 void AppendCamelPath(std::string_view snake, std::string& out);
+// False when the lowerCamelCase form of a path would not convert back to it: an upper-case
+// letter, or '_' not followed by a lower-case letter ("foo_1", "foo__bar", "foo_").
+bool CamelPathRoundTrips(std::string_view snake);
 bool AppendSnakePath(std::string_view camel, std::string& out);
 
 // Base64 (standard or URL alphabet, padding optional), as proto3 JSON accepts for bytes.

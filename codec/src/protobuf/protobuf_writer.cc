@@ -38,6 +38,9 @@ bool IsSigned(T::Type t) {
   return t == T::TYPE_INT32 || t == T::TYPE_INT64 || t == T::TYPE_SINT32 || t == T::TYPE_SINT64 ||
          t == T::TYPE_SFIXED32 || t == T::TYPE_SFIXED64 || t == T::TYPE_ENUM;
 }
+// Marks "the value of an Any of a well-known type is due" (Empty has no field to point to).
+const FieldInfo kAnyValueDue{};
+
 bool Is32(T::Type t) {
   return t == T::TYPE_INT32 || t == T::TYPE_UINT32 || t == T::TYPE_SINT32 || t == T::TYPE_FIXED32 ||
          t == T::TYPE_SFIXED32 || t == T::TYPE_ENUM;
@@ -90,7 +93,53 @@ bool ProtobufWriter::Fill(uint64_t slot) {
   return true;
 }
 
+bool ProtobufWriter::Tag(uint64_t tag) {
+  if (tag != kTagPositiveBignum && tag != kTagNegativeBignum) return true;
+  if (!levels_.empty() && levels_.back().mode == Mode::kAnyBuffer) return any_buffers_[levels_.back().count]->writer.Tag(tag);
+  bignum_tag_ = tag;
+  return true;
+}
+
+// A bignum's big-endian magnitude: an integer when it fits in 64 bits (CBOR allows such
+// bignums); else a double (correctly rounded), which a floating-point field or a Value
+// takes and an integer field refuses as unrepresentable.
+bool ProtobufWriter::Bignum(std::string_view magnitude) {
+  const bool negative = bignum_tag_ == kTagNegativeBignum;  // the value is -1 - magnitude
+  bignum_tag_ = 0;
+  auto byte = [&](size_t i) { return static_cast<uint8_t>(magnitude[i]); };
+  size_t lead = 0;
+  while (lead < magnitude.size() && byte(lead) == 0) ++lead;
+  const size_t size = magnitude.size() - lead;
+  if (size <= 8) {
+    uint64_t n = 0;
+    for (size_t i = lead; i < magnitude.size(); ++i) n = n << 8 | byte(i);
+    return Event(negative ? Ev{Ev::kNegInt, n} : Ev{Ev::kUint, n});
+  }
+  // The top 64 bits (57 or more significant), the rest folded into a sticky bit: the
+  // conversion to double then rounds as the exact value would.
+  uint64_t top = 0;
+  for (size_t i = lead; i < lead + 8; ++i) top = top << 8 | byte(i);
+  bool rest_zero = true, rest_ones = true;
+  for (size_t i = lead + 8; i < magnitude.size(); ++i) {
+    rest_zero &= byte(i) == 0;
+    rest_ones &= byte(i) == 0xff;
+  }
+  const int shift = static_cast<int>(8 * (size - 8));
+  double d;
+  if (negative && rest_ones) {  // magnitude + 1 carries into the top bits
+    d = top == UINT64_MAX ? std::ldexp(1.0, 64 + shift) : std::ldexp(static_cast<double>(top + 1), shift);
+  } else {
+    const bool sticky = negative || !rest_zero;  // magnitude + 1 leaves a non-zero rest
+    d = std::ldexp(static_cast<double>(top | (sticky ? 1 : 0)), shift);
+  }
+  in_bignum_ = true;
+  const bool ok = Event(Ev{Ev::kDouble, 0, negative ? -d : d});
+  in_bignum_ = false;
+  return ok;
+}
+
 bool ProtobufWriter::Event(const Ev& ev) {
+  bignum_tag_ = 0;  // a tag applies to the one item that follows it
   if (levels_.empty()) {
     if (done_) return Mismatch("more than one root value");
     if (!MessageValue(root_, 0, ev, kNoSlot)) return false;
@@ -133,12 +182,18 @@ bool ProtobufWriter::Event(const Ev& ev) {
       }
       const FieldInfo* f = top.field;
       top.field = nullptr;
-      if (top.mode == Mode::kAnyBody && top.msg->well_known != WellKnown::kNone) {
+      if (top.mode == Mode::kAnyBody && AnyHasValueMember(top.msg->well_known)) {
         return MessageValue(*top.msg, 0, ev, kNoSlot);  // "value": the well-known type's body
       }
       if (ev.kind == Ev::kNull && !(f->message && f->message->well_known == WellKnown::kValue) &&
           !(f->enum_info && f->enum_info->is_null_value)) {
         return true;  // null is the default: nothing on the wire
+      }
+      if (f->oneof_index >= 0 && f->oneof_index < 64) {
+        // proto3 JSON: at most one member of a oneof (libprotobuf refuses the others too).
+        const uint64_t bit = uint64_t{1} << f->oneof_index;
+        if (top.oneofs & bit) return Mismatch("field " + f->name + ": another member of its oneof is already set");
+        top.oneofs |= bit;
       }
       if (f->is_map) {
         if (ev.kind != Ev::kBeginMap) return Mismatch("field " + f->name + " is a map: expected an object");
@@ -173,7 +228,8 @@ bool ProtobufWriter::Event(const Ev& ev) {
       if (ev.kind == Ev::kNull && !(value.enum_info && value.enum_info->is_null_value)) {
         return Mismatch("null map value");
       }
-      return Scalar(value, ev, false) && Fill(entry);
+      // Map entries carry both key and value, even at the default, as libprotobuf writes them.
+      return Scalar(value, ev, false, false) && Fill(entry);
     }
     case Mode::kAny: {
       if (ev.kind == Ev::kEndMap) return Close(ev);  // {}: the empty Any
@@ -201,9 +257,9 @@ bool ProtobufWriter::Event(const Ev& ev) {
 
 bool ProtobufWriter::Key(Level& level, const Ev& ev) {
   if (ev.kind != Ev::kText) return Mismatch("member names of " + level.msg->full_name + " must be text");
-  if (level.mode == Mode::kAnyBody && level.msg->well_known != WellKnown::kNone) {
+  if (level.mode == Mode::kAnyBody && AnyHasValueMember(level.msg->well_known)) {
     if (ev.s != "value") return Mismatch("an Any of a well-known type has only \"@type\" and \"value\"");
-    level.field = &level.msg->fields.front();  // marks "value due"
+    level.field = &kAnyValueDue;
     return true;
   }
   const FieldInfo* f = level.msg->FieldByName(ev.s);
@@ -288,13 +344,26 @@ bool ProtobufWriter::AnyReplay() {
     bool EndMap() { return --depth, true; }
     bool Tag(uint64_t) { return true; }
   } finder;
+  // The buffer is read back by readers of their own (their offsets are the buffer's, not
+  // the input's). Their stacks come out of what is left of the request's budget, and
+  // their peak is charged to it.
   Limits limits = ctx_.limits;
+  limits.max_alloc_bytes = ctx_.budget.limit() - ctx_.budget.used();
   MappingOptions options = ctx_.options;
   options.allow_duplicate_keys = true;  // already checked when the members were read
+  auto helper_done = [&](Context& helper, bool read) {
+    if (!helper.status.ok() && ctx_.status.ok() && IsLimitError(helper.status.code)) {
+      return ctx_.Fail(helper.status.code, std::move(helper.status.message));
+    }
+    if (!ctx_.budget.Charge(helper.budget.peak())) return ctx_.BudgetExceeded(helper.budget.peak());
+    ctx_.budget.Release(helper.budget.peak());
+    return read || !ctx_.status.ok() ? read : Mismatch("Any members could not be replayed");
+  };
   {
     Context probe(limits, options);
     CborReader<TypeFinder> reader(probe, finder);
-    if (!reader.Read(bytes)) return Mismatch("Any members could not be replayed");
+    const bool read = reader.Read(bytes);
+    if (!helper_done(probe, read)) return false;
   }
   if (!finder.found) return Mismatch("Any without \"@type\"");
   level.mode = Mode::kAny;
@@ -342,11 +411,13 @@ bool ProtobufWriter::AnyReplay() {
       if (--depth == 0) return true;
       return w.EndMap();
     }
-    bool Tag(uint64_t) { return true; }
+    bool Tag(uint64_t t) { return w.Tag(t); }
   } replay{*this};
+  limits.max_alloc_bytes = ctx_.budget.limit() - ctx_.budget.used();
   Context inner(limits, options);
   CborReader<Replay> reader(inner, replay);
-  if (!reader.Read(bytes)) return ctx_.status.ok() ? Mismatch("Any members could not be replayed") : false;
+  const bool read = reader.Read(bytes);
+  if (!helper_done(inner, read)) return false;
   // The Any itself closes now: its EndMap was the one that ended the buffering.
   return Close(Ev{Ev::kEndMap});
 }
@@ -354,8 +425,9 @@ bool ProtobufWriter::AnyReplay() {
 bool ProtobufWriter::Close(const Ev&) {
   Level l = levels_.back();
   levels_.Pop();
-  if (l.mode == Mode::kRepeated && l.packed && l.count == 0) {
-    out_.Resize(l.packed_tag_at);  // an empty packed field is not written at all
+  if (l.mode == Mode::kRepeated && l.packed && out_.size() == l.slots[0] + 1) {
+    // An empty packed field (or one whose every element was skipped) is not written.
+    out_.Resize(l.packed_tag_at);
     l.slots[0] = kNoSlot;
   }
   if ((l.mode == Mode::kAny || l.mode == Mode::kAnyBody) && l.entry_slot != kNoSlot && !Fill(l.entry_slot)) return false;
@@ -488,6 +560,7 @@ bool ProtobufWriter::ToInteger(const FieldInfo& f, const Ev& ev, uint64_t* raw) 
       break;
     case Ev::kDouble:
     case Ev::kText: {
+      if (in_bignum_) return ctx_.Fail(ErrorCode::kUnrepresentable, "integer beyond 64 bits for field " + f.name);
       double d = ev.d;
       if (ev.kind == Ev::kText) {
         // Numbers as strings: exact integers first, else a number that is integral.
@@ -531,8 +604,9 @@ bool ProtobufWriter::ToFloating(const FieldInfo& f, const Ev& ev, double* d) {
       else if (ev.s == "Infinity") *d = INFINITY;
       else if (ev.s == "-Infinity") *d = -INFINITY;
       else {
+        // A decimal number; "nan", "inf" and the like are not proto3 JSON's spellings.
         auto r = std::from_chars(ev.s.data(), ev.s.data() + ev.s.size(), *d);
-        if (r.ec != std::errc() || r.ptr != ev.s.data() + ev.s.size()) {
+        if (r.ec != std::errc() || r.ptr != ev.s.data() + ev.s.size() || !std::isfinite(*d)) {
           return Mismatch("\"" + std::string(ev.s) + "\" is not a number for field " + f.name);
         }
       }
@@ -541,7 +615,10 @@ bool ProtobufWriter::ToFloating(const FieldInfo& f, const Ev& ev, double* d) {
     default:
       return Mismatch("field " + f.name + " needs a number");
   }
-  if (f.type == T::TYPE_FLOAT && std::isfinite(*d) && std::fabs(*d) > std::numeric_limits<float>::max()) {
+  if (in_bignum_ && !std::isfinite(*d)) return ctx_.Fail(ErrorCode::kUnrepresentable, "integer beyond the range of a double for field " + f.name);
+  // A float takes what rounds to a finite float: up to FLT_MAX plus half its last unit,
+  // so FLT_MAX as printed ("3.4028235e+38", shortest form) comes back.
+  if (f.type == T::TYPE_FLOAT && std::isfinite(*d) && !(std::fabs(*d) < 0x1.ffffffp127)) {
     return Mismatch("float out of range for field " + f.name);
   }
   return true;
@@ -562,6 +639,10 @@ bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_elemen
         size = Base64DecodedSize(data);
       } else if (ev.kind != Ev::kBytes) {
         return Mismatch("field " + f.name + " needs bytes (base64 text or a byte string)");
+      }
+      if (decode && size == 0 && !data.empty()) {
+        char none[1];
+        if (!Base64Decode(data, none)) return Mismatch("field " + f.name + ": invalid base64");
       }
       if (omit_default && size == 0) return true;
       if (!Room(20 + size)) return false;

@@ -37,12 +37,17 @@ class ProtobufWriter {
   bool NegInt(uint64_t n) { return Event({Ev::kNegInt, n}); }
   bool Double(double d) { return Event({Ev::kDouble, 0, d}); }
   bool Text(std::string_view s) { return Event({Ev::kText, 0, 0, s}); }
-  bool Bytes(std::string_view s) { return Event({Ev::kBytes, 0, 0, s}); }
+  bool Bytes(std::string_view s) {
+    if (bignum_tag_ != 0) [[unlikely]] return Bignum(s);
+    return Event({Ev::kBytes, 0, 0, s});
+  }
   bool BeginArray(uint64_t) { return Event({Ev::kBeginArray}); }
   bool BeginMap(uint64_t) { return Event({Ev::kBeginMap}); }
   bool EndArray() { return Event({Ev::kEndArray}); }
   bool EndMap() { return Event({Ev::kEndMap}); }
-  bool Tag(uint64_t) { return true; }  // tags carry no meaning in proto3 JSON: dropped, item kept
+  // Tags carry no meaning in proto3 JSON: dropped, item kept; but bignums (tags 2 and 3,
+  // JSON integers past 64 bits) are numbers: see Bignum.
+  bool Tag(uint64_t tag);
 
  private:
   struct Ev {
@@ -74,6 +79,7 @@ class ProtobufWriter {
     uint64_t packed_tag_at;  // kRepeated packed: where its tag starts (rolled back if empty)
     uint32_t count;          // kRepeated: elements written; kAnyBuffer: buffer index
     bool key_due;            // kMap: a key is due
+    uint64_t oneofs = 0;     // kMessage, kAnyBody: oneofs (by index < 64) given a member
   };
 
   bool Event(const Ev& ev);
@@ -87,6 +93,7 @@ class ProtobufWriter {
   bool Close(const Ev& ev);
   bool AnyType(Level& level, std::string_view url);
   bool AnyReplay();
+  bool Bignum(std::string_view magnitude);
   bool Push(Level level);
 
   bool Room(size_t n) {
@@ -131,6 +138,8 @@ class ProtobufWriter {
   const MessageInfo& root_;
   BudgetVector<Level> levels_;
   bool done_ = false;  // the root value is complete
+  uint64_t bignum_tag_ = 0;  // a bignum tag whose byte string is due
+  bool in_bignum_ = false;   // the event being written is a bignum (as a double)
   // Any members waiting for their "@type" (kAnyBuffer levels index these).
   struct AnyBuffer;
   std::vector<std::unique_ptr<AnyBuffer>> any_buffers_;
