@@ -65,6 +65,7 @@ class ConnectionStats {
     const uint64_t ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(done - intended).count());
     const bool measured = w.Measured(intended);
     std::lock_guard<std::mutex> lock(mu_);
+    ++completed_;
     interval_.Record(ns);
     if (error_code.empty()) {
       ++interval_ok_;
@@ -108,6 +109,7 @@ class ConnectionStats {
 
   struct Totals {
     uint64_t ok = 0;
+    uint64_t completed = 0;     // every answer, warm-up and drain included
     std::map<std::string, uint64_t> errors;
     LatencyHistogram latency;   // of successful measured requests
     LatencyHistogram send_lag;  // sent - intended, every measured request
@@ -115,6 +117,7 @@ class ConnectionStats {
   void AddTotals(Totals* out) {
     std::lock_guard<std::mutex> lock(mu_);
     out->ok += ok_;
+    out->completed += completed_;
     for (const auto& [code, n] : errors_) out->errors[code] += n;
     out->latency.Merge(latency_);
     out->send_lag.Merge(send_lag_);
@@ -123,7 +126,7 @@ class ConnectionStats {
  private:
   std::mutex mu_;
   LatencyHistogram latency_, interval_, send_lag_;
-  uint64_t ok_ = 0, interval_ok_ = 0, interval_errors_ = 0;
+  uint64_t ok_ = 0, completed_ = 0, interval_ok_ = 0, interval_errors_ = 0;
   std::map<std::string, uint64_t> errors_;
 };
 

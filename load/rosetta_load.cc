@@ -2,6 +2,8 @@
 // Closed loop (each connection keeps K requests in flight: maximum throughput) or open
 // loop (a fixed schedule at --rate, latency from each request's intended send time so that
 // queueing in the generator is never hidden). Usage: rosetta-load --help.
+#include <sys/resource.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -82,6 +84,13 @@ bool ReadFile(const std::string& path, std::string* out) {
   s << in.rdbuf();
   *out = std::move(s).str();
   return true;
+}
+
+// CPU time of this process (user + system): tells whether the generator was the bottleneck.
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 double Us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
@@ -326,6 +335,8 @@ int main(int argc, char** argv) {
     }
     j += "},\n";
     j += "  \"throughput_rps\": " + std::to_string(throughput) + ",\n";
+    j += "  \"completed_all\": " + std::to_string(t.completed) + ",\n";
+    j += "  \"cpu_s\": " + std::to_string(CpuSeconds()) + ",\n";
     j += "  \"completed_rps\": " + std::to_string(static_cast<double>(t.ok + errors) / seconds) + ",\n";
     j += "  \"latency_us\": {";
     for (int i = 0; i < 4; ++i) j += "\"" + std::string(names[i]) + "\": " + std::to_string(Us(h.ValueAtQuantile(quantiles[i]))) + ", ";
