@@ -34,6 +34,9 @@ inline constexpr int kProtobufMaxNesting = 512;
 template <Sink S>
 class ProtobufReader {
  public:
+  template <Sink>
+  friend class ProtobufReader;
+
   ProtobufReader(Context& ctx, S& sink, const Schema* schema, const MessageInfo& root, bool json_target)
       : ctx_(ctx), st_(ctx), sink_(sink), schema_(schema), root_(root), json_(json_target), occ_(ctx), ranges_(ctx),
         counts_(ctx) {}
@@ -105,6 +108,8 @@ class ProtobufReader {
   bool Field(const MessageInfo& m, const FieldInfo& f, size_t occ_first, size_t occ_count, int depth);
   bool Element(const FieldInfo& f, uint8_t wire, uint64_t* at, uint64_t end, int depth);
   bool Scalar(const FieldInfo& f, uint64_t raw, uint64_t at);
+  // Checks one occurrence whose value is discarded, emitting nothing.
+  bool Check(const FieldInfo& f, const Occ& o, int depth);
   bool MapKey(const FieldInfo& key, uint64_t raw, std::string_view text, uint64_t at);
   bool Open(bool is_map, uint64_t count, uint64_t at, int depth) {
     if (depth >= kProtobufMaxNesting) return Fail(ErrorCode::kDepthExceeded, at, "nesting deeper than 512");
@@ -305,6 +310,19 @@ bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_
     while (j < end && occ_[j].field == occ_[i].field) ++j;
     const bool skip = occ_[i].wire & 0x80;
     occ_[i].wire &= 0x7f;
+    {
+      // What protobuf discards (a oneof member replaced by a later one, a singular value
+      // given again) is still checked: a validator accepts only what libprotobuf accepts.
+      const FieldInfo& f = m.fields[occ_[i].field];
+      const bool merged = f.repeated || f.type == google::protobuf::FieldDescriptor::TYPE_MESSAGE;
+      // Occurrences before `kept` are discarded: all of a field not written, those before
+      // the last for a singular value, those before a later other member for a oneof.
+      const size_t from = f.oneof_index >= 0 ? AfterOtherOneofMembers(m, first, end, i, j) : i;
+      const size_t kept = skip ? j : merged ? from : j - 1;
+      for (size_t k = i; k < kept; ++k) {
+        if (!Check(f, occ_[k], depth + 1)) return false;
+      }
+    }
     if (!skip) {
       const FieldInfo& f = m.fields[occ_[i].field];
       size_t from = i;
@@ -365,11 +383,18 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         const FieldInfo* part = number == 1 ? key_field : number == 2 ? value_field : nullptr;
         if (part == nullptr) continue;
         if (wire != part->wire_type) return Fail(ErrorCode::kSchemaMismatch, tag_at, "map entry field with the wrong wire type");
+        // A part given twice: the last wins, the earlier is still checked (as libprotobuf does).
         if (number == 1) {
-          if (wire == kLen) key_text = {reinterpret_cast<const char*>(begin_ + vb), static_cast<size_t>(p - vb)};
-          else if (wire == kVarint) Varint(&vb, p, &key_raw);
-          else std::memcpy(&key_raw, begin_ + vb, p - vb);
+          if (wire == kLen) {
+            if (!key_text.empty() && !ValidUtf8(key_text)) return Fail(ErrorCode::kInvalidUtf8, entry_occ.begin, "map key is not valid UTF-8");
+            key_text = {reinterpret_cast<const char*>(begin_ + vb), static_cast<size_t>(p - vb)};
+          } else if (wire == kVarint) {
+            Varint(&vb, p, &key_raw);
+          } else {
+            std::memcpy(&key_raw, begin_ + vb, p - vb);
+          }
         } else {
+          if (value_wire != 0xff && !Check(*value_field, Occ{value_begin, value_end, 0, value_wire}, depth + 1)) return false;
           value_begin = vb;
           value_end = p;
           value_wire = wire;
@@ -431,6 +456,23 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
   }
   uint64_t p = occ_[first + count - 1].begin;
   return Element(f, occ_[first + count - 1].wire, &p, occ_[first + count - 1].end, depth);
+}
+
+template <Sink S>
+bool ProtobufReader<S>::Check(const FieldInfo& f, const Occ& o, int depth) {
+  if (f.type == google::protobuf::FieldDescriptor::TYPE_STRING) {
+    std::string_view text(reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin));
+    if (!ValidUtf8(text)) return Fail(ErrorCode::kInvalidUtf8, o.begin, "string field " + f.name + " is not valid UTF-8");
+    return true;
+  }
+  if (f.type != google::protobuf::FieldDescriptor::TYPE_MESSAGE) return true;  // scanned with the index
+  NullSink none;
+  ProtobufReader<NullSink> checker(ctx_, none, schema_, *f.message, false);
+  checker.begin_ = begin_;
+  typename ProtobufReader<NullSink>::Range r{o.begin, o.end};
+  if (checker.Value(*f.message, &r, 1, depth)) return true;
+  st_.Locate(o.begin);
+  return false;
 }
 
 // One value of field f at *at (a whole LEN value, or one varint/fixed element).
