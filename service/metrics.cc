@@ -233,7 +233,9 @@ int Metrics::Expose(const std::string& listen) {
 
 void Metrics::Record(const RequestRecord& r) {
   const int t = static_cast<int>(r.transport), o = static_cast<int>(r.op);
-  const int in = FormatIndex(r.input), out = FormatIndex(r.output);
+  // Only a transcode has an output format; validate, ping and set-limits are labelled
+  // output="none" on both transports, whatever the request carried.
+  const int in = FormatIndex(r.input), out = r.op == Op::kTranscode ? FormatIndex(r.output) : 0;
   const int code = static_cast<int>(r.outcome);
   const size_t request_slot = (((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out) * codec::kErrorCodeCount + code;
   GetOrCreate(request_slots_[request_slot], [&]() -> prometheus::Counter& {

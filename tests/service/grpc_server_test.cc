@@ -89,6 +89,16 @@ TEST_F(GrpcServerTest, UnrepresentableIsInvalidArgument) {
   EXPECT_TRUE(o.status.error_message().starts_with("unrepresentable at byte ")) << o.status.error_message();
 }
 
+// The schema class of errors: a protobuf message type the server has no descriptor for.
+TEST_F(GrpcServerTest, UnknownMessageTypeIsInvalidArgument) {
+  v1::TranscodeRequest r = Req(v1::FORMAT_JSON, v1::FORMAT_PROTOBUF, R"({"a":1})");
+  r.set_message_type("no.such.Message");
+  Outcome o = Transcode(r);
+  EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << o.status.error_message();
+  ASSERT_TRUE(o.error.has_value());
+  EXPECT_EQ(o.error->code(), "unknown_message_type");
+}
+
 TEST_F(GrpcServerTest, UnknownFormatIsInvalidArgument) {
   Outcome o = Transcode(Req(v1::FORMAT_UNSPECIFIED, v1::FORMAT_CBOR, "1"));
   EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);

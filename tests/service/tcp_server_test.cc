@@ -77,6 +77,13 @@ TEST_F(TcpServerTest, TranscodeValidateAndPing) {
   EXPECT_EQ(r->id, 9u);
   EXPECT_TRUE(r->data.starts_with("syntax at byte 3: ")) << r->data;
 
+  // The message type travels between the header and the payload.
+  r = c.Call(Frame(kTranscode, 11, kJson, 4, R"({"a":1})", "no.such.Message"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kUnknownMessageType));
+  EXPECT_EQ(r->id, 11u);
+  EXPECT_TRUE(r->data.starts_with("unknown_message_type at byte ")) << r->data;
+
   // Ping echoes its payload, whatever the bytes, and ignores the formats.
   for (std::string payload : {std::string("hi"), std::string(), std::string("\0\xff\x01 binary", 10)}) {
     r = c.Call(Frame(kPing, 10, 0, 0, payload));
