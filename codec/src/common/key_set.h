@@ -47,8 +47,8 @@ class KeySet {
   bool EnsureTableRoom();
   void TableErase(uint32_t entry);
 
-  BudgetVector<Entry> entries_;
-  BudgetVector<Scope> scopes_;
+  BudgetVector<Entry, 32> entries_;
+  BudgetVector<Scope, 16> scopes_;
   BudgetVector<uint32_t> table_;  // entry index + 1; 0 is empty
   size_t table_live_ = 0;
 };

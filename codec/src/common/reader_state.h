@@ -95,7 +95,7 @@ class ReaderState {
   [[gnu::cold]] bool DuplicateKey(uint64_t offset);
 
   Context& ctx_;
-  BudgetVector<Frame> frames_;
+  BudgetVector<Frame, 32> frames_;
   KeySet keys_;
 };
 

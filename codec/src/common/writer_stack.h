@@ -38,7 +38,7 @@ class WriterStack {
 
  private:
   Context& ctx_;
-  BudgetVector<WriterLevel> levels_;
+  BudgetVector<WriterLevel, 32> levels_;
 };
 
 }  // namespace rosetta::codec

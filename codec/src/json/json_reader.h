@@ -31,7 +31,7 @@ inline uint64_t JsonParserBytes(size_t n) { return uint64_t{n} * 6 + 4096; }
 template <Sink S>
 class JsonReader {
  public:
-  JsonReader(Context& ctx, S& sink) : ctx_(ctx), st_(ctx), sink_(sink), scratch_(ctx) {}
+  JsonReader(Context& ctx, S& sink) : ctx_(ctx), st_(ctx), sink_(sink), scratch_(ctx), levels_(ctx) {}
 
   // `padding` readable bytes must follow the input (simdjson reads ahead): at least
   // SIMDJSON_PADDING, else the caller copies.
@@ -82,7 +82,7 @@ class JsonReader {
   ReaderState st_;
   S& sink_;
   Scratch scratch_;
-  std::vector<Level> levels_;
+  BudgetVector<Level, 32> levels_;
   std::string_view input_;
   ondemand::document* doc_ = nullptr;
 };
@@ -154,7 +154,7 @@ bool JsonReader<S>::Value(ondemand::value value) {
       if (!sink_.BeginArray(kUnknownLength)) return FailAt(value);
       ondemand::array_iterator it;
       if (auto e = array.begin().get(it)) [[unlikely]] return Malformed(e);
-      levels_.push_back(Level{it, {}, false, false});
+      if (!levels_.Push(Level{it, {}, false, false})) return FailAt(value);
       return true;
     }
     case ondemand::json_type::object: {
@@ -164,7 +164,7 @@ bool JsonReader<S>::Value(ondemand::value value) {
       if (!sink_.BeginMap(kUnknownLength)) return FailAt(value);
       ondemand::object_iterator it;
       if (auto e = object.begin().get(it)) [[unlikely]] return Malformed(e);
-      levels_.push_back(Level{{}, it, true, false});
+      if (!levels_.Push(Level{{}, it, true, false})) return FailAt(value);
       return true;
     }
     case ondemand::json_type::number:
@@ -260,7 +260,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       continue;
     }
     const bool is_map = level.is_map;
-    levels_.pop_back();
+    levels_.Pop();
     st_.Close();
     if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return FailHere();
     if (!st_.empty()) ++st_.top().index;
