@@ -357,6 +357,25 @@ TEST(ProtobufWriterTest, FromMessagePack) {
             Expected(R"(scalars { f_uint64: 18446744073709551615 f_string: "x" })"));
 }
 
+TEST(ProtobufWriterTest, ProtobufThroughCborAndMessagePackAndBackIsLossless) {
+  const std::string wire = Wire(R"(scalars { f_double: nan f_float: 0.1 f_int64: -9223372036854775808
+                                            f_uint64: 18446744073709551615 f_sint32: -1 f_bytes: "\000\377" f_enum: 42 }
+                                   repeateds { p_float: [-0, 1e-45] u_sfixed64: [-1] r_bytes: [""] }
+                                   maps { int64_bytes { key: -1 value: "\001" } bool_int32 { key: true value: 0 }
+                                          string_item { key: "k" value { tags: ["a"] } } }
+                                   well_known { timestamp { seconds: -1 nanos: 5 } duration { seconds: -2 }
+                                                uint64_value { value: 18446744073709551615 } bytes_value { value: "\377" }
+                                                struct_value { fields { key: "n" value { number_value: -0.5 } } }
+                                                any { [type.googleapis.com/rosetta.test.Item] { name: "x" } } }
+                                   choice_item {} opt_int32: 0)");
+  for (Format middle : {Format::kCbor, Format::kMsgpack}) {
+    Result there = Convert(Format::kProtobuf, middle, wire);
+    ASSERT_TRUE(there.status.ok()) << there.status.message;
+    Result back = Convert(middle, Format::kProtobuf, there.out);
+    EXPECT_EQ(TextOf(back), Text(wire)) << FormatName(middle);
+  }
+}
+
 TEST(ProtobufWriterTest, ByteStringForAStringFieldIsRefused) {
   std::string cbor = Hex("a1 6a 66 69 65 6c 64 4e 61 6d 65 35 41 78");  // {"fieldName5": h'78'}
   EXPECT_EQ(CodeName(Convert(Format::kCbor, Format::kProtobuf, cbor).status.code), "schema_mismatch");

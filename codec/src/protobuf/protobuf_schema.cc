@@ -67,6 +67,17 @@ WireType WireTypeOf(pb::FieldDescriptor::Type t) {
   }
 }
 
+// libprotobuf's reasons for refusing a file, for the error message (instead of its log).
+class BuildErrors : public pb::DescriptorPool::ErrorCollector {
+ public:
+  void AddError(const std::string& filename, const std::string& element_name, const pb::Message*, ErrorLocation,
+                const std::string& message) override {
+    if (!text.empty()) text += "; ";
+    text += element_name.empty() || element_name == filename ? message : element_name + ": " + message;
+  }
+  std::string text;
+};
+
 bool ReadSet(const std::string& path, pb::FileDescriptorSet* set, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -155,8 +166,10 @@ std::unique_ptr<Schema> Schema::Load(const std::vector<std::string>& paths, std:
     // well-known types) come from its generated pool, the underlay.
     for (const pb::FileDescriptorProto& proto : set.file()) {
       if (impl->pool.FindFileByName(proto.name()) != nullptr) continue;
-      if (impl->pool.BuildFile(proto) == nullptr) {
-        *error = file + ": cannot build " + proto.name() + " (are its imports included? use --include_imports)";
+      BuildErrors errors;
+      if (impl->pool.BuildFileCollectingErrors(proto, &errors) == nullptr) {
+        *error = file + ": cannot build " + proto.name() + ": " + errors.text +
+                 " (are its imports included? use --include_imports)";
         return nullptr;
       }
     }
