@@ -1,5 +1,6 @@
 #include "service/request_handler.h"
 
+#include <optional>
 #include <string>
 
 #include "rosetta/codec/transcode.h"
@@ -12,10 +13,14 @@ constexpr size_t kKeptOutputBytes = 1 << 20;
 
 const codec::Schema* g_schema = nullptr;
 
-codec::OutputBuffer& ThreadOutput() {
-  thread_local codec::OutputBuffer out;
+// The thread's output buffer, kept between requests. Made anew after an
+// output_too_large: OutputBuffer::Begin does not clear the over-limit flag that Grow sets,
+// so the thread's next refusal (a budget) would be reported as output_too_large.
+std::optional<codec::OutputBuffer>& ThreadOutputSlot() {
+  thread_local std::optional<codec::OutputBuffer> out(std::in_place);
   return out;
 }
+codec::OutputBuffer& ThreadOutput() { return *ThreadOutputSlot(); }
 
 bool KnownFormat(codec::Format f) {
   int i = static_cast<int>(f);
@@ -57,6 +62,7 @@ codec::Status RunRequest(const Request& r, std::string_view* output) {
     s.message = "output of " + std::to_string(out.size()) + " bytes passes max_output_bytes " +
                 std::to_string(r.limits.max_output_bytes);
   }
+  if (s.code == codec::ErrorCode::kOutputTooLarge) ThreadOutputSlot().emplace();
   if (s.ok()) *output = out.view();
   return s;
 }

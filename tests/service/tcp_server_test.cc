@@ -258,16 +258,46 @@ TEST_F(TcpLimitsTest, OutputLimitHoldsOnAWarmThread) {
   auto r = c.Call(Frame(kTranscode, 1, kJson, kJson, big));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->data, big);
-  r = c.Call(Frame(kSetLimits, 2, 0, 0, R"({"max_output_bytes": 16})"));
+  r = c.Call(Frame(kSetLimits, 2, 0, 0, R"({"max_output_bytes": 64})"));
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 0);
-  r = c.Call(Frame(kTranscode, 3, kJson, kJson, "[1,2,3,4,5,6,7,8,9,10,11,12]"));  // 28 bytes out
+  std::string over = "[";
+  for (int i = 1; i <= 30; ++i) over += std::to_string(i) + ",";
+  over.back() = ']';  // 82 bytes, in and out
+  r = c.Call(Frame(kTranscode, 3, kJson, kJson, over));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kOutputTooLarge)) << r->data;
   EXPECT_TRUE(r->data.starts_with("output_too_large at byte ")) << r->data;
   r = c.Call(Frame(kTranscode, 4, kJson, kJson, "[1,2,3]"));  // 7 bytes: fits
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, (TcpResponse{1, 0, 4, "[1,2,3]"}));
+}
+
+class TcpOneThreadTest : public TcpServerTest {
+  void Configure(ServiceConfig& c) override { c.io_threads = 1; }
+};
+
+// Requests on one thread share its output buffer: an output_too_large must not colour the
+// next request's error (a budget refusal stays budget_exceeded).
+TEST_F(TcpOneThreadTest, EachRequestGetsItsOwnErrorOnASharedThread) {
+  const std::string big = Cat({"\"", std::string(2 << 20, 'x'), "\""});  // 2 MiB out, past the kept 1 MiB
+  TcpClient a = Connect(), b = Connect();
+  auto r = a.Call(Frame(kSetLimits, 1, 0, 0, R"({"max_output_bytes": 1500000})"));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 0);
+  r = a.Call(Frame(kTranscode, 2, kJson, kJson, big));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kOutputTooLarge)) << r->data;
+
+  r = b.Call(Frame(kSetLimits, 3, 0, 0, R"({"max_alloc_bytes": 1048576})"));
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 0);
+  r = b.Call(Frame(kTranscode, 4, kJson, kJson, big));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kBudgetExceeded)) << r->data;
+  r = b.Call(Frame(kTranscode, 5, kJson, kJson, "[1]"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (TcpResponse{1, 0, 5, "[1]"}));
 }
 
 TEST_F(TcpLimitsTest, BadSetLimitsIsAnErrorAndTheConnectionGoesOn) {
