@@ -14,6 +14,8 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Re
 cmake --build "$BUILD" -j "$(nproc)"
 rm -rf "$BUILD/seeds" && python3 tests/fuzz/make_seeds.py "$DATA" "$BUILD/seeds"
 status=0
+passed=0
+failed=0
 for target in "$BUILD"/tests/fuzz/fuzz_*; do
   name=$(basename "$target")
   [ -x "$target" ] && [ -f "$target" ] || continue
@@ -26,8 +28,11 @@ for target in "$BUILD"/tests/fuzz/fuzz_*; do
        -artifact_prefix="$BUILD/artifacts/$name/" >"$log" 2>&1; then
     execs=$(grep -m1 'stat::number_of_executed_units' "$log" | awk '{print $2}')
     echo "$name: ok, ${execs:-?} executions in ${SECONDS_PER_TARGET}s"
+    passed=$((passed + 1))
   else
     echo "$name: FAILED (log: $log)"; tail -n 30 "$log"; status=1
+    failed=$((failed + 1))
   fi
 done
+echo "fuzz: $passed passed, $failed failed"
 exit $status

@@ -1,10 +1,30 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine: install, build, test.
+#  1. Release build: every GoogleTest (codec, conformance, protobuf, service), the e2e tests
+#     against the real rosettad (Python clients, a real Prometheus, hostile traffic), the
+#     load smoke test, then ../shared/tools/contract-check as an outside client.
+#  2. The same suite built with ROSETTA_SANITIZE=address,undefined.
+#  3. Each libFuzzer target for FUZZ_SECONDS (default 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd .. && pwd)/shared/data}
+JOBS=$(nproc)
 scripts/install-deps.sh
-BUILD_DIR=build scripts/build.sh -DROSETTA_BUILD_TESTS=ON
-ctest --test-dir build --output-on-failure -j "$(nproc)"
+
+echo "== Release build and tests"
+BUILD_DIR=build scripts/build.sh -DROSETTA_BUILD_TESTS=ON -DROSETTA_BUILD_BENCHMARKS=ON
+ctest --test-dir build --output-on-failure -j "$JOBS"
+
 echo "== contract-check"
 ../shared/tools/contract-check build
+
+echo "== sanitizers: address,undefined"
+BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo scripts/build.sh -DROSETTA_SANITIZE=address,undefined \
+  -DROSETTA_BUILD_TESTS=ON -DROSETTA_BUILD_BENCHMARKS=OFF
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(pwd)/tests/lsan.supp}
+ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900
+
+echo "== fuzzing (${FUZZ_SECONDS:-30} s per target)"
+scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
