@@ -1,6 +1,13 @@
 #include "service/grpc_server.h"
 
+#include <charconv>
+#include <cstring>
+#include <set>
+
+#include <grpc/grpc.h>
+#include <grpc/support/alloc.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <simdjson.h>
 #include <grpcpp/health_check_service_interface.h>
 
 #include "rosetta/v1/transcoder.grpc.pb.h"
@@ -31,6 +38,28 @@ void ToError(const codec::Status& s, rosetta::v1::Error* e) {
 
 // readable bytes after a payload held in a std::string (its spare capacity + the NUL)
 size_t Padding(const std::string& s) { return s.capacity() - s.size(); }
+
+// The channelz ids of the gRPC servers in this process.
+std::set<intptr_t> ChannelzServers() {
+  std::set<intptr_t> ids;
+  char* json = grpc_channelz_get_servers(0);
+  if (json == nullptr) return ids;
+  simdjson::padded_string text(json, std::strlen(json));
+  gpr_free(json);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text).get(doc)) return ids;
+  simdjson::dom::array servers;
+  if (doc["server"].get(servers)) return ids;
+  for (auto server : servers) {
+    std::string_view sid;
+    if (server["ref"]["serverId"].get(sid)) continue;
+    intptr_t v = 0;
+    std::from_chars(sid.data(), sid.data() + sid.size(), v);
+    ids.insert(v);
+  }
+  return ids;
+}
 
 }  // namespace
 
@@ -166,8 +195,12 @@ int GrpcServer::Start() {
   const uint64_t max_receive = config_.EffectiveGrpcMaxReceive();
   builder.SetMaxReceiveMessageSize(max_receive > INT32_MAX ? INT32_MAX : static_cast<int>(max_receive));
   builder.SetMaxSendMessageSize(INT32_MAX);
+  const std::set<intptr_t> before = ChannelzServers();
   server_ = builder.BuildAndStart();
   if (!server_ || port <= 0) return -1;
+  for (intptr_t id : ChannelzServers()) {
+    if (!before.count(id)) metrics_.WatchGrpcServer(id);  // the server just built
+  }
   auto* health = server_->GetHealthCheckService();
   health->SetServingStatus("", true);
   health->SetServingStatus("rosetta.v1.Transcoder", true);

@@ -7,8 +7,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <charconv>
+#include <cstring>
 #include <fstream>
 #include <mutex>
+#include <set>
+
+#include <grpc/grpc.h>
+#include <grpc/support/alloc.h>
+#include <simdjson.h>
 #include <sstream>
 #include <thread>
 
@@ -131,6 +138,55 @@ std::string WakeAddress(const std::string& listen) {
   return host;
 }
 
+// rosetta_connections_{active,total}{transport="grpc"} from gRPC's channelz registry:
+// refreshed at each scrape, before the registry is collected. A connection that opens
+// and closes between two scrapes is not seen (docs/metrics.md).
+class GrpcConnections : public prometheus::Collectable {
+ public:
+  GrpcConnections(prometheus::Gauge* active, prometheus::Counter* total) : active_(active), total_(total) {}
+  void Watch(intptr_t id) { server_id_.store(id); }
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    const intptr_t id = server_id_.load();
+    if (id <= 0) return {};
+    std::lock_guard<std::mutex> lock(mu_);
+    std::set<int64_t> now;
+    simdjson::dom::parser parser;
+    for (intptr_t start = 0;;) {
+      char* json = grpc_channelz_get_server_sockets(id, start, 100);
+      if (json == nullptr) break;
+      simdjson::padded_string text(json, std::strlen(json));
+      gpr_free(json);
+      simdjson::dom::element doc;
+      if (parser.parse(text).get(doc)) break;
+      int64_t last = -1;
+      for (auto ref : doc["socketRef"].get_array()) {
+        std::string_view sid;
+        if (ref["socketId"].get(sid)) continue;
+        int64_t v = 0;
+        std::from_chars(sid.data(), sid.data() + sid.size(), v);
+        now.insert(v);
+        last = std::max(last, v);
+      }
+      bool end = false;
+      if (doc["end"].get(end) || end || last < 0) break;
+      start = static_cast<intptr_t>(last + 1);
+    }
+    for (int64_t s : now) {
+      if (!seen_.count(s)) total_->Increment();
+    }
+    seen_ = std::move(now);
+    active_->Set(static_cast<double>(seen_.size()));
+    return {};
+  }
+
+ private:
+  prometheus::Gauge* active_;
+  prometheus::Counter* total_;
+  std::atomic<intptr_t> server_id_{0};
+  mutable std::mutex mu_;
+  mutable std::set<int64_t> seen_;
+};
+
 template <class T, class F>
 T* GetOrCreate(std::atomic<T*>& slot, F make) {
   T* p = slot.load(std::memory_order_acquire);
@@ -198,6 +254,12 @@ Metrics::Metrics()
     active_slots_[t] = &connections_active_.Add({{"transport", kTransportNames[t]}});
     total_slots_[t] = &connections_total_.Add({{"transport", kTransportNames[t]}});
   }
+  const int g = static_cast<int>(Transport::kGrpc);
+  grpc_connections_ = std::make_shared<GrpcConnections>(active_slots_[g], total_slots_[g]);
+}
+
+void Metrics::WatchGrpcServer(intptr_t channelz_id) {
+  static_cast<GrpcConnections*>(grpc_connections_.get())->Watch(channelz_id);
 }
 
 Metrics::~Metrics() {
@@ -223,6 +285,7 @@ int Metrics::Expose(const std::string& listen) {
   } catch (const std::exception&) {
     return -1;
   }
+  exposer_->RegisterCollectable(grpc_connections_);  // first: it refreshes gauges the registry then reports
   exposer_->RegisterCollectable(registry_);
   exposer_->RegisterCollectable(process_);
   auto ports = exposer_->GetListeningPorts();

@@ -65,6 +65,9 @@ class Metrics {
   void Rejected(Transport transport, Rejection reason);
   void ConnectionOpened(Transport transport);
   void ConnectionClosed(Transport transport);
+  // gRPC opens and closes connections inside its library; their count is read from its
+  // channelz registry (the sockets of server `channelz_id`) each time /metrics is scraped.
+  void WatchGrpcServer(intptr_t channelz_id);
 
   std::shared_ptr<prometheus::Registry> registry() { return registry_; }
 
@@ -85,6 +88,7 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& connections_active_;
   prometheus::Family<prometheus::Counter>& connections_total_;
   std::shared_ptr<prometheus::Collectable> process_;
+  std::shared_ptr<prometheus::Collectable> grpc_connections_;
 
   std::array<Slot<prometheus::Counter>, kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>
       request_slots_{};
