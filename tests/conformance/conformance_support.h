@@ -114,6 +114,43 @@ inline nlohmann::json ParseJson(std::string_view text) {
   return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
+// As ParseJson, but an integer past 64 bits (which nlohmann would round to a double) is kept
+// as its exact decimal text, held in a binary value so that it equals only the same digits.
+class ExactNumbers {
+ public:
+  using json = nlohmann::json;
+  explicit ExactNumbers(json& root) : dom_(root, /*allow_exceptions=*/false) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& text) {
+    if (text.find_first_of(".eE") != std::string::npos) return dom_.number_float(v, text);
+    json::binary_t digits(std::vector<uint8_t>(text.begin(), text.end()));
+    return dom_.binary(digits);
+  }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  bool parse_error(std::size_t at, const std::string& token, const nlohmann::detail::exception& e) {
+    return dom_.parse_error(at, token, e);
+  }
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+};
+
+inline nlohmann::json ParseJsonExact(std::string_view text) {
+  nlohmann::json root;
+  ExactNumbers sax(root);
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return root;
+}
+
 // Equal as JSON values: numbers numerically (two integers exactly, with their sign; a double
 // on either side compares as doubles), object members whatever their order.
 inline bool SameValue(const nlohmann::json& a, const nlohmann::json& b) {
