@@ -109,10 +109,12 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
   char* dst;
   if (stable) {
     dst = scratch_.Allocate(raw.size());
-    if (dst == nullptr) return false;
   } else {
-    if (!buf_.Reserve(raw.size())) return false;
-    dst = &buf_[0];
+    dst = buf_.Reserve(raw.size()) ? &buf_[0] : nullptr;
+  }
+  if (dst == nullptr) {
+    st_.Locate(open - begin_);  // out of budget: refused where the string starts
+    return false;
   }
   char* o = dst;
   for (const char* s = run; s < q;) {

@@ -1,0 +1,247 @@
+// codec/src/json/json_reader.h (simdjson On-Demand) and json_scalar_reader.h (scalar
+// roots and the exact location of errors): every error the JSON reader reports, with its
+// code, byte offset and JSON Pointer path; exact integers; nesting and duplicate keys at
+// scale. Offsets are counted by hand from the inputs (RFC 8259).
+#include <chrono>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "codec_test_support.h"
+
+namespace rosetta::codec::testing {
+namespace {
+
+Result CheckJson(std::string_view json, const Limits& limits = {}, const MappingOptions& options = {}) {
+  return Check(Format::kJson, json, limits, options);
+}
+
+std::string Pointer(std::string_view step, int times) {
+  std::string p;
+  for (int i = 0; i < times; ++i) p += step;
+  return p;
+}
+
+// ---- every error code, located ----
+
+TEST(JsonReaderErrors, TruncatedWhereTheInputEnds) {
+  EXPECT_REFUSED(CheckJson(R"({"a":[1,2)"), "truncated", 9, "/a/2");
+  EXPECT_REFUSED(CheckJson(R"([1,2,)"), "truncated", 5, "/2");
+  EXPECT_REFUSED(CheckJson(R"([)"), "truncated", 1, "/0");
+  EXPECT_REFUSED(CheckJson(R"({"a":)"), "truncated", 5, "/a");
+  EXPECT_REFUSED(CheckJson(R"({"a")"), "truncated", 4, "/a");
+  EXPECT_REFUSED(CheckJson(R"(["abc)"), "truncated", 1, "/0");  // an unterminated string, at its quote
+  EXPECT_REFUSED(CheckJson(R"("abc)"), "truncated", 0, "");
+  EXPECT_REFUSED(CheckJson(R"(tru)"), "truncated", 0, "");
+  EXPECT_REFUSED(CheckJson(R"(-)"), "truncated", 1, "");
+  EXPECT_REFUSED(CheckJson(""), "truncated", 0, "");
+  EXPECT_REFUSED(CheckJson("  \n"), "truncated", 3, "");
+}
+
+TEST(JsonReaderErrors, EveryProperPrefixOfADocumentIsTruncated) {
+  const std::string doc = R"({"a":[1,-500,1.5e3,"x\u00e9\n",true,false,null,{}],"b":{"c":[]}})";
+  ASSERT_TRUE(CheckJson(doc).status.ok());
+  for (size_t n = 0; n < doc.size(); ++n) {
+    Result r = CheckJson(doc.substr(0, n));
+    EXPECT_EQ(CodeName(r.status.code), "truncated") << "prefix " << doc.substr(0, n) << ": " << r.status.message;
+    EXPECT_LE(r.status.offset, n);
+  }
+}
+
+TEST(JsonReaderErrors, SyntaxErrorsAreLocatedAtTheOffendingByte) {
+  EXPECT_REFUSED(CheckJson(R"({"a":[1,2,})"), "syntax", 10, "/a/2");
+  EXPECT_REFUSED(CheckJson(R"([1 2])"), "syntax", 3, "/1");
+  EXPECT_REFUSED(CheckJson(R"({"a" 1})"), "syntax", 5, "/a");
+  EXPECT_REFUSED(CheckJson(R"({1:2})"), "syntax", 1, "");
+  EXPECT_REFUSED(CheckJson(R"({"a":1,})"), "syntax", 7, "");
+  EXPECT_REFUSED(CheckJson(R"([01])"), "syntax", 2, "/1");   // no leading zeros
+  EXPECT_REFUSED(CheckJson(R"([1.])"), "syntax", 3, "/0");   // a digit after the point
+  EXPECT_REFUSED(CheckJson(R"([1e+])"), "syntax", 4, "/0");
+  EXPECT_REFUSED(CheckJson(R"([+1])"), "syntax", 1, "/0");
+  EXPECT_REFUSED(CheckJson(R"([.5])"), "syntax", 1, "/0");
+  EXPECT_REFUSED(CheckJson(R"([nul])"), "syntax", 4, "/0");
+  EXPECT_REFUSED(CheckJson(R"([True])"), "syntax", 1, "/0");
+  EXPECT_REFUSED(CheckJson("[\"a\x01\"]"), "syntax", 3, "/0");  // raw control character
+  EXPECT_REFUSED(CheckJson(R"({"k":["\q"]})"), "syntax", 7, "/k/0");
+  EXPECT_REFUSED(CheckJson(R"(["\u12G4"])"), "syntax", 6, "/0");
+  EXPECT_REFUSED(CheckJson(R"([1,,2])"), "syntax", 3, "/1");
+  EXPECT_REFUSED(CheckJson(R"(["a":1])"), "syntax", 4, "/1");
+  EXPECT_REFUSED(CheckJson("[\v1]"), "syntax", 1, "/0");  // not JSON whitespace
+  // Scalar roots take the byte-by-byte reader.
+  EXPECT_REFUSED(CheckJson("nulL"), "syntax", 3, "");
+  EXPECT_REFUSED(CheckJson("0x10"), "trailing_data", 1, "");
+}
+
+TEST(JsonReaderErrors, InvalidUtf8AtTheFirstBadByte) {
+  EXPECT_REFUSED(CheckJson("[\"a\",\"\xff\"]"), "invalid_utf8", 6, "/1");
+  EXPECT_REFUSED(CheckJson("{\"\xc3\x28\":1}"), "invalid_utf8", 2, "");           // in a key
+  EXPECT_REFUSED(CheckJson("[\"ok\xed\xa0\x80\"]"), "invalid_utf8", 4, "/0");      // encoded surrogate
+  EXPECT_REFUSED(CheckJson("[\"\xc0\xaf\"]"), "invalid_utf8", 2, "/0");            // overlong '/'
+  EXPECT_REFUSED(CheckJson("[\"\xf4\x90\x80\x80\"]"), "invalid_utf8", 2, "/0");    // past U+10FFFF
+  EXPECT_REFUSED(CheckJson("\"ab\xe2\x82\""), "invalid_utf8", 3, "");              // cut sequence, root
+  // Escapes that name no scalar value.
+  EXPECT_REFUSED(CheckJson(R"(["\udc00"])"), "invalid_utf8", 2, "/0");
+  EXPECT_REFUSED(CheckJson(R"({"s":"x\ud800y"})"), "invalid_utf8", 7, "/s");
+  EXPECT_REFUSED(CheckJson(R"(["\ud800\u0041"])"), "invalid_utf8", 2, "/0");
+  EXPECT_TRUE(CheckJson(R"(["\ud83d\ude00"])").status.ok());
+}
+
+TEST(JsonReaderErrors, DepthExceededAtTheContainerThatOpensPastTheLimit) {
+  EXPECT_REFUSED(CheckJson("[[[1]]]", MaxDepth(2)), "depth_exceeded", 2, "/0/0");
+  EXPECT_REFUSED(CheckJson(R"({"a":{"b":[1]}})", MaxDepth(2)), "depth_exceeded", 10, "/a/b");
+  EXPECT_REFUSED(CheckJson(R"([0, {"x": []}])", MaxDepth(2)), "depth_exceeded", 10, "/1/x");
+  EXPECT_TRUE(CheckJson("[[1]]", MaxDepth(2)).status.ok());
+}
+
+TEST(JsonReaderErrors, StringTooLargeAtTheString) {
+  EXPECT_REFUSED(CheckJson(R"({"a":"abcd"})", MaxString(3)), "string_too_large", 5, "/a");
+  EXPECT_REFUSED(CheckJson(R"({"abcd":1})", MaxString(3)), "string_too_large", 1, "");
+  EXPECT_REFUSED(CheckJson(R"("abcd")", MaxString(3)), "string_too_large", 0, "");
+  EXPECT_TRUE(CheckJson(R"({"abc":"abc"})", MaxString(3)).status.ok());
+}
+
+TEST(JsonReaderErrors, TooManyItemsAtTheFirstItemPastTheLimit) {
+  EXPECT_REFUSED(CheckJson("[1,2,3]", MaxItems(2)), "too_many_items", 5, "/2");
+  EXPECT_REFUSED(CheckJson(R"({"a":1,"b":2,"c":3})", MaxItems(2)), "too_many_items", 13, "");
+  EXPECT_REFUSED(CheckJson(R"({"x":[1, 2, 3]})", MaxItems(2)), "too_many_items", 12, "/x/2");
+  EXPECT_TRUE(CheckJson(R"({"a":[1,2],"b":2})", MaxItems(2)).status.ok());
+}
+
+TEST(JsonReaderErrors, BudgetExceededBeforeTheParserIsGivenMemory) {
+  // The parser's working memory is charged before the first byte is read.
+  Result r = CheckJson(R"({"a":[1,2,3]})", MaxAlloc(1000));
+  EXPECT_REFUSED(r, "budget_exceeded", 0, "");
+  EXPECT_LE(r.stats.peak_bytes, 1000u);
+  EXPECT_TRUE(CheckJson(R"({"a":[1,2,3]})", MaxAlloc(1 << 20)).status.ok());
+  // An integer beyond 64 bits needs scratch for its magnitude.
+  EXPECT_REFUSED(CheckJson("123456789012345678901234567890", MaxAlloc(8)), "budget_exceeded", 0, "");
+  // Input without simdjson's padding is copied once, and the copy is charged.
+  EXPECT_REFUSED(RunTranscode(Format::kJson, Format::kCbor, "[1]", MaxAlloc(64), {}, /*padded=*/false),
+                 "budget_exceeded", 0, "");
+  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kCbor, "[1]", {}, {}, /*padded=*/false), "8101");
+}
+
+TEST(JsonReaderErrors, BudgetExceededForAnEscapedStringIsLocatedAtTheString) {
+  // The unescaped text needs a buffer: refused where the string starts.
+  EXPECT_REFUSED(CheckJson(R"(  "a\nb")", MaxAlloc(1)), "budget_exceeded", 2, "");
+}
+
+TEST(JsonReaderErrors, DuplicateKeyAtTheSecondKey) {
+  EXPECT_REFUSED(CheckJson(R"({"a":1,"a":2})"), "duplicate_key", 7, "/a");
+  EXPECT_REFUSED(CheckJson(R"({"x":{"a":1,"a":2}})"), "duplicate_key", 12, "/x/a");
+  // The same name spelled with an escape is the same key (RFC 8259 section 8.3).
+  EXPECT_REFUSED(CheckJson(R"({"a":1,"\u0061":2})"), "duplicate_key", 7, "/a");
+  EXPECT_REFUSED(CheckJson(R"([{"a/b":1,"a/b":2}])"), "duplicate_key", 10, "/0/a~1b");
+  // Sibling and nested objects may reuse a name; case matters.
+  EXPECT_TRUE(CheckJson(R"([{"a":1},{"a":{"a":1}}])").status.ok());
+  EXPECT_TRUE(CheckJson(R"({"a":1,"A":2})").status.ok());
+}
+
+TEST(JsonReaderErrors, DuplicateKeysAllowedByOption) {
+  MappingOptions allow;
+  allow.allow_duplicate_keys = true;
+  EXPECT_TRUE(CheckJson(R"({"a":1,"a":2})", {}, allow).status.ok());
+  EXPECT_OUTPUT(JsonToCbor(R"({"a":1,"a":2})", {}, allow), "a2616101616102");
+  EXPECT_OUTPUT(JsonToMsgpack(R"({"a":1,"a":2})", {}, allow), "82a16101a16102");
+}
+
+TEST(JsonReaderErrors, UnrepresentableNumbersAndWriterRefusalsAreLocated) {
+  EXPECT_REFUSED(CheckJson("[1e400]"), "unrepresentable", 1, "/0");
+  EXPECT_REFUSED(CheckJson(R"({"n":-1.5e309})"), "unrepresentable", 5, "/n");
+  EXPECT_REFUSED(CheckJson("[" + std::string(4301, '7') + "]"), "unrepresentable", 1, "/0");
+  EXPECT_TRUE(CheckJson("[" + std::string(4300, '7') + "]").status.ok());
+  // An exponent below the smallest subnormal is zero, not an error.
+  EXPECT_OUTPUT(JsonToCbor("[1e-400]"), "81f90000");
+  // The MessagePack writer has no bignums: refused at the number.
+  EXPECT_REFUSED(JsonToMsgpack(R"({"a":[18446744073709551616]})"), "unrepresentable", 6, "/a/0");
+  EXPECT_REFUSED(JsonToMsgpack("[0,-18446744073709551616]"), "unrepresentable", 3, "/1");
+}
+
+TEST(JsonReaderErrors, TrailingDataAfterTheText) {
+  EXPECT_REFUSED(CheckJson("[1] 2"), "trailing_data", 4, "");
+  EXPECT_REFUSED(CheckJson("{}x"), "trailing_data", 2, "");
+  EXPECT_REFUSED(CheckJson("1 2"), "trailing_data", 2, "");
+  EXPECT_REFUSED(CheckJson("[1]]"), "trailing_data", 3, "");
+  EXPECT_TRUE(CheckJson(" [1] \n").status.ok());
+}
+
+TEST(JsonReaderErrors, InputTooLargeBeforeAnythingIsRead) {
+  EXPECT_REFUSED(CheckJson("[1,2]", MaxInput(4)), "input_too_large", 4, "");
+  EXPECT_REFUSED(JsonToCbor("[1,2]", MaxInput(4)), "input_too_large", 4, "");
+  EXPECT_TRUE(CheckJson("[1,2]", MaxInput(5)).status.ok());
+}
+
+// ---- integers stay exact (RFC 8949 3.4.3 for the bignums) ----
+
+TEST(JsonReaderNumbers, IntegersAcrossCborsWholeRangeAreExact) {
+  EXPECT_OUTPUT(JsonToCbor("[18446744073709551615]"), "811bffffffffffffffff");
+  EXPECT_OUTPUT(JsonToCbor("[-18446744073709551616]"), "813bffffffffffffffff");
+  EXPECT_OUTPUT(JsonToCbor("[-9223372036854775809]"), "813b8000000000000000");
+  EXPECT_OUTPUT(JsonToCbor("[18446744073709551616]"), "81c249010000000000000000");
+  // -18446744073709551617 = -1 - 2^64: tag 3 over 2^64.
+  EXPECT_OUTPUT(JsonToCbor("[-18446744073709551617]"), "81c349010000000000000000");
+  EXPECT_OUTPUT(JsonToCbor("18446744073709551616"), "c249010000000000000000");
+  EXPECT_OUTPUT(JsonToCbor("[-0]"), "8100");
+  EXPECT_OUTPUT(JsonToCbor("[-0.0]"), "81f98000");
+  EXPECT_OUTPUT(JsonToCbor("[1E2]"), "81f95640");
+}
+
+// ---- nesting and keys at scale ----
+
+TEST(JsonReaderScale, HundredThousandNestedArraysAreRefusedWithoutCrashing) {
+  const std::string input = std::string(100000, '[') + std::string(100000, ']');
+  Result v = CheckJson(input);
+  EXPECT_REFUSED(v, "depth_exceeded", 128, Pointer("/0", 128));
+  for (Format to : {Format::kJson, Format::kCbor, Format::kMsgpack}) {
+    EXPECT_REFUSED(RunTranscode(Format::kJson, to, input), "depth_exceeded", 128, Pointer("/0", 128));
+  }
+  // Unclosed, and objects.
+  EXPECT_REFUSED(CheckJson(std::string(100000, '[')), "depth_exceeded", 128, Pointer("/0", 128));
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += R"({"a":)";
+  EXPECT_REFUSED(CheckJson(objects), "depth_exceeded", 640, Pointer("/a", 128));
+}
+
+TEST(JsonReaderScale, HundredThousandNestedArraysUnderAHighLimitUseNoMachineStack) {
+  Limits deep;
+  deep.max_depth = 200000;
+  const std::string input = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_TRUE(CheckJson(input, deep).status.ok());
+  Result r = RunTranscode(Format::kJson, Format::kCbor, input, deep);
+  EXPECT_TRUE(r.status.ok()) << r.status.message;
+  EXPECT_EQ(r.out, Pointer("81", 99999) + "80");
+}
+
+std::string BigObject(int n, bool duplicate_last) {
+  std::string out = "{";
+  for (int i = 0; i < n; ++i) {
+    if (i) out += ',';
+    out += "\"k";
+    out += std::to_string(i);
+    out += "\":null";
+  }
+  if (duplicate_last) out += R"(,"k0":null)";
+  out += '}';
+  return out;
+}
+
+TEST(JsonReaderScale, ObjectOf200000DistinctKeysIsAcceptedFast) {
+  const std::string input = BigObject(200000, false);
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = CheckJson(input);
+  EXPECT_TRUE(r.status.ok()) << r.status.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(JsonToCbor(input).status.ok());
+}
+
+TEST(JsonReaderScale, DuplicateAtTheEndOfA200000KeyObjectIsCaught) {
+  const std::string input = BigObject(200000, true);
+  const uint64_t last_key = input.size() - 10;  // "k0":null}
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_REFUSED(CheckJson(input), "duplicate_key", last_key, "/k0");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_REFUSED(JsonToMsgpack(input), "duplicate_key", last_key, "/k0");
+}
+
+}  // namespace
+}  // namespace rosetta::codec::testing
