@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <mutex>
 #include <set>
 
 #include <grpc/grpc.h>
@@ -124,11 +125,30 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
   // response with `error` set and the stream goes on.
   class StreamReactor : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse> {
    public:
-    explicit StreamReactor(Service& service) : service_(service) { StartRead(&request_); }
-    void OnReadDone(bool ok) override {
-      if (!ok) {
+    explicit StreamReactor(Service& service) : service_(service) {
+      service_.Track(this, true);
+      StartRead(&request_);
+    }
+    // Drain: a stream waiting for its next message ends now (OK); one in the middle of a
+    // request ends when that request's response is written.
+    void EndWhenIdle() {
+      std::lock_guard<std::mutex> lock(mu_);
+      draining_ = true;
+      if (!busy_ && !finished_) {
+        finished_ = true;
         Finish(grpc::Status::OK);
-        return;
+      }
+    }
+    void OnReadDone(bool ok) override {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (finished_) return;
+        if (!ok) {
+          finished_ = true;
+          Finish(grpc::Status::OK);
+          return;
+        }
+        busy_ = true;
       }
       RequestScope scope;
       Request r = service_.MakeRequest(Op::kTranscode, request_);
@@ -148,19 +168,43 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       StartWrite(&response_);
     }
     void OnWriteDone(bool ok) override {
-      if (!ok) {
-        Finish(grpc::Status::CANCELLED);
+      std::lock_guard<std::mutex> lock(mu_);
+      busy_ = false;
+      if (finished_) return;
+      if (!ok || draining_) {
+        finished_ = true;
+        Finish(ok ? grpc::Status::OK : grpc::Status::CANCELLED);
         return;
       }
       StartRead(&request_);
     }
-    void OnDone() override { delete this; }
+    void OnDone() override {
+      service_.Track(this, false);
+      delete this;
+    }
 
    private:
     Service& service_;
+    std::mutex mu_;
+    bool busy_ = false, draining_ = false, finished_ = false;
     rosetta::v1::TranscodeRequest request_;
     rosetta::v1::TranscodeResponse response_;
   };
+
+ public:
+  void Track(StreamReactor* r, bool add) {
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    if (add) streams_.insert(r);
+    else streams_.erase(r);
+  }
+  void EndStreams() {
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    for (StreamReactor* r : streams_) r->EndWhenIdle();
+  }
+
+ private:
+  std::mutex streams_mu_;
+  std::set<StreamReactor*> streams_;
 
   Request MakeRequest(Op op, const rosetta::v1::TranscodeRequest& req) const {
     Request r;
@@ -208,7 +252,11 @@ int GrpcServer::Start() {
 }
 
 void GrpcServer::SetNotServing() {
-  if (server_) server_->GetHealthCheckService()->SetServingStatus(false);
+  if (!server_) return;
+  // NOT_SERVING to every checker and watcher; Shutdown also ends the health Watch streams
+  // so they do not hold the drain for its whole timeout.
+  server_->GetHealthCheckService()->Shutdown();
+  service_->EndStreams();
 }
 
 void GrpcServer::Shutdown(std::chrono::milliseconds drain) {
