@@ -33,8 +33,8 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime
 
 
-def start(argv, pattern):
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def start(argv, pattern, stderr_path):
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(stderr_path, "w"), text=True)
     line = proc.stdout.readline()
     m = re.match(pattern, line)
     if not m:
@@ -75,9 +75,11 @@ def main():
 
     rosettad, m = start([rosettad_bin, "--grpc-listen", "127.0.0.1:0", "--tcp-listen", "127.0.0.1:0",
                          "--metrics-listen", "127.0.0.1:0", "--descriptor-set", desc],
-                        r"rosettad listening grpc=(\S+) tcp=(\S+) metrics=(\S+)")
+                        r"rosettad listening grpc=(\S+) tcp=(\S+) metrics=(\S+)", os.path.join(out_dir, "rosettad.stderr"))
     addr = {"rosettad_grpc": m.group(1), "rosettad_tcp": m.group(2)}
-    echo, m = start([echo_bin, "--listen", "127.0.0.1:0"], r"rosetta-echo listening grpc=(\S+)")
+    echo, m = start([echo_bin, "--listen", "127.0.0.1:0"], r"rosetta-echo listening grpc=(\S+)",
+                    os.path.join(out_dir, "rosetta-echo.stderr"))
+    servers = {"rosettad": rosettad, "rosetta-echo": echo}
     addr["echo_grpc"] = m.group(1)
     pid = {"rosettad_grpc": rosettad.pid, "rosettad_tcp": rosettad.pid, "echo_grpc": echo.pid}
     variable = {"rosettad_grpc": "$ROSETTAD_GRPC", "rosettad_tcp": "$ROSETTAD_TCP", "echo_grpc": "$ECHO_GRPC"}
@@ -100,6 +102,10 @@ def main():
         argv = load_argv(target, mode, rate, addr[target]) + ["--quiet", "--json", out]
         cpu0 = cpu_seconds(pid[target])
         p = subprocess.run(argv, capture_output=True, text=True)
+        for name, proc in servers.items():
+            if proc.poll() is not None:
+                sys.exit(f"service_bench: {name} exited with {proc.returncode} during {' '.join(argv)}; "
+                         f"its stderr is in {out_dir}/{name}.stderr")
         cpu1 = cpu_seconds(pid[target])
         if p.returncode != 0:
             sys.exit(f"service_bench: rosetta-load failed: {p.stderr}")

@@ -4,19 +4,33 @@
 #   REPS=3 MIN_TIME=0.2 scripts/bench.sh
 # Output: markdown on stdout, also in build-bench/bench/report.md; raw results in
 # build-bench/bench/codec_benchmark.json and peak_memory.txt.
+#   CODEC_REV=HEAD scripts/bench.sh  # the codec as committed, not the working tree
+# CODEC_REV: the project at that revision (git archive) with today's load/ is built in
+# build-bench/rev-REV/, so uncommitted edits under codec/ do not enter the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-BUILD=build-bench
-OUT=$BUILD/bench
 REPS=${REPS:-5}
 MIN_TIME=${MIN_TIME:-0.5}
 export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd "$ROOT/.." && pwd)/shared/data}
+if [ -n "${CODEC_REV:-}" ]; then
+  REV=$(git rev-parse --short "$CODEC_REV")
+  SRC=build-bench/rev-$REV/src
+  rm -rf "$SRC" && mkdir -p "$SRC"
+  git archive "$REV" | tar -x -C "$SRC"
+  rm -rf "$SRC/load" && cp -r load "$SRC/load"
+  cd "$SRC"
+  BUILD=$ROOT/build-bench/rev-$REV/build
+else
+  BUILD=build-bench
+fi
+OUT=$BUILD/bench
 
 # The service is not needed here: its gRPC build would dominate a 2-core machine.
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
   -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=OFF >/dev/null
 ninja -C "$BUILD" -j2 rosetta_codec_benchmark rosetta_peak_memory rosetta >&2
+test -f "$BUILD/codec/librosetta_codec_protobuf.a" || ninja -C "$BUILD" -j2 rosetta_codec_protobuf >&2
 mkdir -p "$OUT"
 
 "$BUILD/load/rosetta_codec_benchmark" --benchmark_repetitions="$REPS" \
@@ -42,12 +56,20 @@ text_sections() { size -A "$@" | awk '$1 ~ /^\.text/ { s += $2 } END { print s }
 {
   echo "codec_text_column=$(text_column $BUILD/codec/librosetta_codec.a)"
   echo "codec_text_sections=$(text_sections $BUILD/codec/librosetta_codec.a)"
+  echo "protobuf_text_column=$(text_column $BUILD/codec/librosetta_codec_protobuf.a)"
+  echo "protobuf_text_sections=$(text_sections $BUILD/codec/librosetta_codec_protobuf.a)"
   echo "cli_text_column=$(text_column $BUILD/codec/rosetta)"
   echo "cli_text_sections=$(text_sections $BUILD/codec/rosetta)"
+  echo "build_dir=${BUILD#$ROOT/}"
   echo "nproc=$(nproc)"
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-  echo "commit=$(git rev-parse --short HEAD)"
-  echo "codec_dirty=$(git status --porcelain -- codec | wc -l)"
+  if [ -n "${CODEC_REV:-}" ]; then
+    echo "commit=$REV"
+    echo "codec_dirty=0"
+  else
+    echo "commit=$(git rev-parse --short HEAD)"
+    echo "codec_dirty=$(git status --porcelain -- codec | wc -l)"
+  fi
   echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$OUT/machine.txt"
 
@@ -160,6 +182,8 @@ print("\n‡ refused with default options; measured with duplicate keys allowed.
 print("\n### Code size\n")
 print("| binary | size(1) text column | .text* sections |")
 print("|---|---:|---:|")
-print(f"| build-bench/codec/librosetta_codec.a (sum over objects) | {machine['codec_text_column']} | {machine['codec_text_sections']} |")
-print(f"| build-bench/codec/rosetta (CLI; simdjson is a shared library) | {machine['cli_text_column']} | {machine['cli_text_sections']} |")
+b = machine["build_dir"]
+print(f"| {b}/codec/librosetta_codec.a (sum over objects) | {machine['codec_text_column']} | {machine['codec_text_sections']} |")
+print(f"| {b}/codec/librosetta_codec_protobuf.a (sum over objects) | {machine['protobuf_text_column']} | {machine['protobuf_text_sections']} |")
+print(f"| {b}/codec/rosetta (CLI, with the protobuf format; simdjson and libprotobuf are shared libraries) | {machine['cli_text_column']} | {machine['cli_text_sections']} |")
 PY
