@@ -203,7 +203,10 @@ bool CborReader<S>::Read(std::string_view input) {
           }
           if (!st_.Open(is_map, items, start)) return SinkFailed(start);
           uint64_t count = ai == 31 ? kUnknownLength : arg;
-          if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) return SinkFailed(start);
+          if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) {
+            st_.Close();  // the error's path is the container's own
+            return SinkFailed(start);
+          }
           continue;
         }
         case 6:

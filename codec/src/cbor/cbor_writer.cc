@@ -4,6 +4,11 @@
 
 namespace rosetta::codec {
 
+bool CborWriter::RoomExact(size_t exact) {
+  if (out_.Ensure(exact)) return true;
+  return OutputFull();
+}
+
 bool CborWriter::OutputFull() {
   if (out_.over_limit()) {
     return ctx_.Fail(ErrorCode::kOutputTooLarge,

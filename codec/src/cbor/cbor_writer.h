@@ -25,7 +25,7 @@ class CborWriter {
   bool Bool(bool b) { return Byte(b ? 0xf5 : 0xf4); }
   bool Simple(uint8_t v) {
     ++stack_.top().count;
-    if (!Room(2)) return false;
+    if (!Room(v < 24 ? 1 : 2)) return false;
     if (v < 24) {
       out_.Put(static_cast<char>(0xe0 | v));
     } else {
@@ -38,15 +38,17 @@ class CborWriter {
   bool NegInt(uint64_t v) { return Item(1, v); }
   bool Double(double d) {
     ++stack_.top().count;
-    if (!Room(9)) return false;
     uint16_t half;
     if (DoubleToHalf(d, &half)) {
+      if (!Room(3)) return false;
       out_.Put(static_cast<char>(0xf9));
       PutBig(half, 2);
     } else if (FitsFloat(d)) {
+      if (!Room(5)) return false;
       out_.Put(static_cast<char>(0xfa));
       PutBig(std::bit_cast<uint32_t>(static_cast<float>(d)), 4);
     } else {
+      if (!Room(9)) return false;
       out_.Put(static_cast<char>(0xfb));
       PutBig(std::bit_cast<uint64_t>(d), 8);
     }
@@ -59,17 +61,22 @@ class CborWriter {
   bool EndArray() { return End(4); }
   bool EndMap() { return End(5); }
   bool Tag(uint64_t tag) {
-    if (!Room(9)) return false;
+    if (!Room(9, HeadSize(tag))) return false;
     Head(6, tag);  // a tag and its item are one item: counted with the item
     return true;
   }
 
  private:
-  bool Room(size_t n) {
+  // Room for n bytes. Hot paths ask for a bound (9 for any head); `exact`, what will really
+  // be written, is tried before refusing, so an output of exactly max_output_bytes fits.
+  bool Room(size_t n, size_t exact) {
     if (out_.Ensure(n)) [[likely]] return true;
-    return OutputFull();
+    return RoomExact(exact);
   }
+  bool Room(size_t n) { return Room(n, n); }
+  [[gnu::cold]] bool RoomExact(size_t exact);
   [[gnu::cold]] bool OutputFull();
+  static size_t HeadSize(uint64_t v) { return v < 24 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9; }
   bool Byte(uint8_t b) {
     ++stack_.top().count;
     if (!Room(1)) return false;
@@ -105,21 +112,21 @@ class CborWriter {
   }
   bool Item(uint8_t major, uint64_t v) {
     ++stack_.top().count;
-    if (!Room(9)) return false;
+    if (!Room(9, HeadSize(v))) return false;
     Head(major, v);
     return true;
   }
   bool String(uint8_t major, std::string_view s) {
     ++stack_.top().count;
-    if (!Room(9 + s.size())) return false;
+    if (!Room(9 + s.size(), HeadSize(s.size()) + s.size())) return false;
     Head(major, s.size());
     out_.Append(s.data(), s.size());
     return true;
   }
   bool Begin(uint8_t major, uint64_t n, bool is_map) {
     ++stack_.top().count;
-    if (!Room(9)) return false;
     const bool unknown = n == kUnknownLength;
+    if (!Room(9, unknown ? 1 : HeadSize(n))) return false;
     if (!stack_.Push(WriterLevel{out_.size(), 0, is_map, unknown})) return false;
     if (unknown) {
       out_.Put(static_cast<char>(major << 5));  // LengthSlot: filled at End

@@ -9,10 +9,9 @@ OutputBuffer::~OutputBuffer() { std::free(data_); }
 
 bool OutputBuffer::Grow(size_t n) {
   const uint64_t need = uint64_t{size_} + n;
-  if (need > max_) {
-    over_limit_ = true;
-    return false;
-  }
+  // Set on every growth: a buffer reused across requests must not carry the flag over.
+  over_limit_ = need > max_;
+  if (over_limit_) return false;
   uint64_t cap = capacity_ * 2 > need ? capacity_ * 2 : need;
   if (cap < 256) cap = 256;
   if (cap > max_) cap = max_;

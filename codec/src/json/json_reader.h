@@ -62,6 +62,13 @@ class JsonReader {
     return FailHere();
   }
   [[gnu::cold]] bool FailAt(ondemand::value& value) { return FailAt(value.raw_json_token().data()); }
+  // A sink error at a container's close: simdjson is already past its ']' or '}'.
+  [[gnu::cold]] bool CloseFailed() {
+    uint64_t at = Offset();
+    while (at > 0 && (input_[at - 1] == ' ' || input_[at - 1] == '\n' || input_[at - 1] == '\r' || input_[at - 1] == '\t')) --at;
+    if (at > 0 && (input_[at - 1] == ']' || input_[at - 1] == '}')) --at;
+    return FailAt(input_.data() + at);
+  }
   // st_.Open was given no offset (it is known only here, on the failure path).
   [[gnu::cold]] bool OpenFailed(ondemand::value& value) {
     ctx_.located = false;
@@ -151,7 +158,10 @@ bool JsonReader<S>::Value(ondemand::value value) {
       ondemand::array array;
       if (auto e = value.get_array().get(array)) [[unlikely]] return Malformed(e);
       if (!st_.Open(false, kUnknownLength, 0)) return OpenFailed(value);
-      if (!sink_.BeginArray(kUnknownLength)) return FailAt(value);
+      if (!sink_.BeginArray(kUnknownLength)) {
+        st_.Close();  // the error's path is the container's own
+        return FailAt(value);
+      }
       ondemand::array_iterator it;
       if (auto e = array.begin().get(it)) [[unlikely]] return Malformed(e);
       if (!levels_.Push(Level{it, {}, false, false})) return FailAt(value);
@@ -161,7 +171,10 @@ bool JsonReader<S>::Value(ondemand::value value) {
       ondemand::object object;
       if (auto e = value.get_object().get(object)) [[unlikely]] return Malformed(e);
       if (!st_.Open(true, kUnknownLength, 0)) return OpenFailed(value);
-      if (!sink_.BeginMap(kUnknownLength)) return FailAt(value);
+      if (!sink_.BeginMap(kUnknownLength)) {
+        st_.Close();  // the error's path is the container's own
+        return FailAt(value);
+      }
       ondemand::object_iterator it;
       if (auto e = object.begin().get(it)) [[unlikely]] return Malformed(e);
       if (!levels_.Push(Level{{}, it, true, false})) return FailAt(value);
@@ -262,7 +275,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
     const bool is_map = level.is_map;
     levels_.Pop();
     st_.Close();
-    if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return FailHere();
+    if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return CloseFailed();
     if (!st_.empty()) ++st_.top().index;
   }
   const char* rest;

@@ -232,6 +232,7 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
         const bool is_map = *p_ == '{';
         if (!st_.Open(is_map, kUnknownLength, start - begin_)) return false;
         if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength))) {
+          st_.Close();  // the error's path is the container's own
           st_.Locate(start - begin_);
           return false;
         }

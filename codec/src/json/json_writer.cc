@@ -1,5 +1,6 @@
 #include "json/json_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -46,6 +47,29 @@ bool JsonWriter::OutputFull() {
   return ctx_.BudgetExceeded(out_.capacity());
 }
 
+bool JsonWriter::RoomExact(size_t exact) {
+  if (out_.Ensure(exact)) return true;
+  return OutputFull();
+}
+
+// The exact size of what Double() writes, when the 32-byte bound does not fit.
+bool JsonWriter::DoubleRoom(double d) {
+  char buf[32];
+  char* e = std::to_chars(buf, buf + sizeof buf, d).ptr;
+  const bool integral = std::find_if(buf, e, [](char c) { return c == '.' || c == 'e'; }) == e;
+  return RoomExact(Sep() + static_cast<size_t>(e - buf) + (integral ? 2 : 0));
+}
+
+// The exact size of what Integer() writes, when the 24-byte bound does not fit.
+bool JsonWriter::IntegerRoom(uint64_t v, bool negative, bool key) {
+  size_t digits = 20;  // -1 - (2^64 - 1) prints as -18446744073709551616
+  if (!negative || v != ~uint64_t{0}) {
+    char buf[24];
+    digits = static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, negative ? v + 1 : v).ptr - buf);
+  }
+  return RoomExact(Sep() + (key ? 2 : 0) + (negative ? 1 : 0) + digits);
+}
+
 bool JsonWriter::BadKey(const char* type) {
   return Unrepresentable(std::string("a ") + type + " map key has no JSON form (keys must be text or integers)");
 }
@@ -70,10 +94,11 @@ bool JsonWriter::String(std::string_view s) {
     while (p < end && kEscape[static_cast<uint8_t>(*p)] == 0) ++p;
     out_.Append(run, p - run);
     if (p == end) break;
-    // An escape takes up to 6 bytes for 1: make room for it and the rest.
-    if (!Room(6 + static_cast<size_t>(end - p) + 1)) return false;
+    // An escape takes up to 6 bytes for 1: make room for it, the rest and the quote.
     const uint8_t c = static_cast<uint8_t>(*p++);
     const char e = kEscape[c];
+    const size_t rest = static_cast<size_t>(end - p) + 1;
+    if (!Room(6 + rest, (e == 'u' ? 6 : 2) + rest)) return false;
     out_.Put('\\');
     if (e == 'u') {
       char u[5] = {'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
@@ -91,7 +116,9 @@ bool JsonWriter::Base64(std::string_view s) {
   static constexpr char kStd[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const bool standard = ctx_.options.base64_standard;
   const char* alphabet = standard ? kStd : kUrl;
-  if (!Room((s.size() + 2) / 3 * 4 + 3)) return false;
+  const size_t tail = s.size() % 3;
+  const size_t encoded = standard || tail == 0 ? (s.size() + 2) / 3 * 4 : s.size() / 3 * 4 + tail + 1;
+  if (!Room((s.size() + 2) / 3 * 4 + 3, Sep() + encoded + 2)) return false;
   Prefix();
   char* o = out_.cursor();
   char* const start = o;
@@ -199,8 +226,6 @@ bool JsonWriter::EndIpPrefix() {
 // Dotted quad, or RFC 5952 text for IPv6 (lowercase, no leading zeros, the longest run
 // of two or more zero groups as "::"), then "/prefix" when there is one.
 bool JsonWriter::IpText(bool v6, std::string_view addr, int prefix) {
-  if (!Room(2 + 40 + 4 + 1)) return false;
-  Prefix();
   char buf[64];
   char* o = buf;
   *o++ = '"';
@@ -243,6 +268,8 @@ bool JsonWriter::IpText(bool v6, std::string_view addr, int prefix) {
     o = std::to_chars(o, o + 3, prefix).ptr;
   }
   *o++ = '"';
+  if (!Room(Sep() + static_cast<size_t>(o - buf))) return false;
+  Prefix();
   out_.Append(buf, o - buf);
   return true;
 }
@@ -288,7 +315,7 @@ bool JsonWriter::Bignum(std::string_view magnitude, bool negative) {
     }
   }
   if (digits.empty()) digits.push_back('0');
-  if (!Room(digits.size() + 2)) return false;
+  if (!Room(Sep() + (negative ? 1 : 0) + digits.size())) return false;
   Prefix();
   if (negative) out_.Put('-');
   for (size_t i = digits.size(); i-- > 0;) out_.Put(digits[i]);

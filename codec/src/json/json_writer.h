@@ -38,7 +38,7 @@ class JsonWriter {
     if (special_ && !SpecialOther()) [[unlikely]] return false;
     if (AtKey()) [[unlikely]] return BadKey("float");
     if (!std::isfinite(d)) [[unlikely]] return NonFinite(d);
-    if (!Room(32)) return false;
+    if (!out_.Ensure(32) && !DoubleRoom(d)) [[unlikely]] return false;
     Prefix();
     char* p = out_.cursor();
     char* e = std::to_chars(p, p + 30, d).ptr;
@@ -60,7 +60,7 @@ class JsonWriter {
   }
   bool Text(std::string_view s) {
     if (special_ && !SpecialOther()) [[unlikely]] return false;
-    if (!Room(s.size() + 3)) return false;
+    if (!Room(s.size() + 3, Sep() + s.size() + 2)) return false;
     Prefix();
     return String(s);
   }
@@ -93,11 +93,19 @@ class JsonWriter {
   }
 
  private:
-  bool Room(size_t n) {
+  // Room for n bytes. Hot paths ask for a bound; `exact`, what will really be written, is
+  // tried before refusing, so an output of exactly max_output_bytes fits.
+  bool Room(size_t n, size_t exact) {
     if (out_.Ensure(n)) [[likely]] return true;
-    return OutputFull();
+    return RoomExact(exact);
   }
+  bool Room(size_t n) { return Room(n, n); }
+  [[gnu::cold]] bool RoomExact(size_t exact);
+  [[gnu::cold]] bool DoubleRoom(double d);
+  [[gnu::cold]] bool IntegerRoom(uint64_t v, bool negative, bool key);
   [[gnu::cold]] bool OutputFull();
+  // The separator Prefix() will write: 0 or 1 byte.
+  size_t Sep() { return stack_.top().count ? 1 : 0; }
   [[gnu::cold]] bool Unrepresentable(std::string message) { return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message)); }
   [[gnu::cold]] bool BadKey(const char* type);
   [[gnu::cold]] bool NonFinite(double d);
@@ -115,14 +123,14 @@ class JsonWriter {
   bool Literal(const char* text, size_t n) {
     if (special_ && !SpecialOther()) [[unlikely]] return false;
     if (AtKey()) [[unlikely]] return BadKey(text);
-    if (!Room(n + 1)) return false;
+    if (!Room(n + 1, Sep() + n)) return false;
     Prefix();
     out_.Append(text, n);
     return true;
   }
   bool Integer(uint64_t v, bool negative) {
     const bool key = AtKey();
-    if (!Room(24)) return false;
+    if (!out_.Ensure(24) && !IntegerRoom(v, negative, key)) [[unlikely]] return false;
     Prefix();
     if (key) out_.Put('"');
     if (negative) {
@@ -142,7 +150,7 @@ class JsonWriter {
   bool Base64(std::string_view s);
   bool Begin(char open, bool is_map) {
     if (AtKey()) [[unlikely]] return BadKey(is_map ? "map" : "array");
-    if (!Room(2)) return false;
+    if (!Room(2, Sep() + 1)) return false;
     Prefix();
     if (!stack_.Push(WriterLevel{0, 0, is_map, false})) return false;
     out_.Put(open);

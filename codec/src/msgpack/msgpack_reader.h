@@ -242,7 +242,10 @@ bool MsgpackReader<S>::Read(std::string_view input) {
                       std::to_string(n) + " items pass max_items " + std::to_string(limits.max_items));
         }
         if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
-        if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) return SinkFailed(start);
+        if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
+          st_.Close();  // the error's path is the container's own
+          return SinkFailed(start);
+        }
         continue;
       }
     }

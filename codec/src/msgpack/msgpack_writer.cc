@@ -5,6 +5,11 @@
 
 namespace rosetta::codec {
 
+bool MsgpackWriter::RoomExact(size_t exact) {
+  if (out_.Ensure(exact)) return true;
+  return OutputFull();
+}
+
 bool MsgpackWriter::OutputFull() {
   if (out_.over_limit()) {
     return ctx_.Fail(ErrorCode::kOutputTooLarge,
@@ -110,7 +115,8 @@ bool MsgpackWriter::SpecialBytes(std::string_view s) {
   if (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff) {
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("ext longer than 2^32-1 bytes");
-    if (!Room(6 + s.size())) return false;
+    const bool fixed = s.size() == 1 || s.size() == 2 || s.size() == 4 || s.size() == 8 || s.size() == 16;
+    if (!Room(6 + s.size(), (fixed ? 2 : s.size() <= 0xff ? 3 : s.size() <= 0xffff ? 4 : 6) + s.size())) return false;
     switch (s.size()) {
       case 1: out_.Put(static_cast<char>(0xd4)); break;
       case 2: out_.Put(static_cast<char>(0xd5)); break;
@@ -156,12 +162,14 @@ bool MsgpackWriter::EndTimestampMap() {
 // The shortest of timestamp 32/64/96 that holds the value (MessagePack spec, timestamp).
 bool MsgpackWriter::PutTimestamp(int64_t seconds, uint64_t nanos) {
   ++stack_.top().count;
-  if (!Room(15)) return false;
-  if (nanos == 0 && seconds >= 0 && seconds <= 0xffffffffll) {
+  const bool ts32 = nanos == 0 && seconds >= 0 && seconds <= 0xffffffffll;
+  const bool ts64 = !ts32 && seconds >= 0 && seconds < (int64_t{1} << 34);
+  if (!Room(15, ts32 ? 6 : ts64 ? 10 : 15)) return false;
+  if (ts32) {
     out_.Put(static_cast<char>(0xd6));
     out_.Put(static_cast<char>(0xff));
     PutBig(static_cast<uint64_t>(seconds), 4);
-  } else if (seconds >= 0 && seconds < (int64_t{1} << 34)) {
+  } else if (ts64) {
     out_.Put(static_cast<char>(0xd7));
     out_.Put(static_cast<char>(0xff));
     PutBig(nanos << 34 | static_cast<uint64_t>(seconds), 8);

@@ -82,11 +82,18 @@ class MsgpackWriter {
  private:
   enum ItemKind { kNull, kUint, kNegInt, kDouble, kOtherItem };
 
-  bool Room(size_t n) {
+  // Room for n bytes. Hot paths ask for a bound (9 for any integer); `exact`, what will
+  // really be written, is tried before refusing, so an output of exactly max_output_bytes fits.
+  bool Room(size_t n, size_t exact) {
     if (out_.Ensure(n)) [[likely]] return true;
-    return OutputFull();
+    return RoomExact(exact);
   }
+  bool Room(size_t n) { return Room(n, n); }
+  [[gnu::cold]] bool RoomExact(size_t exact);
   [[gnu::cold]] bool OutputFull();
+  static size_t UintSize(uint64_t v) { return v <= 0x7f ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9; }
+  static size_t StrHeadSize(size_t n) { return n <= 31 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5; }
+  static size_t BinHeadSize(size_t n) { return n <= 0xff ? 2 : n <= 0xffff ? 3 : 5; }
   [[gnu::cold]] bool Unrepresentable(std::string message) { return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message)); }
   void PutBig(uint64_t v, int bytes) {
     char* p = out_.cursor();
@@ -104,7 +111,7 @@ class MsgpackWriter {
   }
   bool PutUint(uint64_t v) {
     ++stack_.top().count;
-    if (!Room(9)) return false;
+    if (!Room(9, UintSize(v))) return false;
     if (v <= 0x7f) {
       out_.Put(static_cast<char>(v));
     } else if (v <= 0xff) {
@@ -126,8 +133,8 @@ class MsgpackWriter {
   bool PutNegInt(uint64_t n) {
     if (n > 0x7fffffffffffffffull) [[unlikely]] return NegIntTooSmall(n);
     ++stack_.top().count;
-    if (!Room(9)) return false;
     int64_t v = -1 - static_cast<int64_t>(n);
+    if (!Room(9, v >= -32 ? 1 : v >= -128 ? 2 : v >= -32768 ? 3 : v >= -2147483648ll ? 5 : 9)) return false;
     if (v >= -32) {
       out_.Put(static_cast<char>(v));
     } else if (v >= -128) {
@@ -148,12 +155,13 @@ class MsgpackWriter {
   [[gnu::cold]] bool NegIntTooSmall(uint64_t n);
   bool PutDouble(double d) {
     ++stack_.top().count;
-    if (!Room(9)) return false;
     if (FitsFloat(d)) {
+      if (!Room(5)) return false;
       out_.Put(static_cast<char>(0xca));
       // Every NaN is written as the one quiet NaN, as the CBOR writer does (f97e00).
       PutBig(std::isnan(d) ? 0x7fc00000u : std::bit_cast<uint32_t>(static_cast<float>(d)), 4);
     } else {
+      if (!Room(9)) return false;
       out_.Put(static_cast<char>(0xcb));
       PutBig(std::bit_cast<uint64_t>(d), 8);
     }
@@ -162,7 +170,7 @@ class MsgpackWriter {
   bool PutText(std::string_view s) {
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("str longer than 2^32-1 bytes");
-    if (!Room(5 + s.size())) return false;
+    if (!Room(5 + s.size(), StrHeadSize(s.size()) + s.size())) return false;
     if (s.size() <= 31) {
       out_.Put(static_cast<char>(0xa0 | s.size()));
     } else if (s.size() <= 0xff) {
@@ -181,7 +189,7 @@ class MsgpackWriter {
   bool PutBin(std::string_view s) {
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("bin longer than 2^32-1 bytes");
-    if (!Room(5 + s.size())) return false;
+    if (!Room(5 + s.size(), BinHeadSize(s.size()) + s.size())) return false;
     int width = s.size() <= 0xff ? 1 : s.size() <= 0xffff ? 2 : 4;
     out_.Put(static_cast<char>(width == 1 ? 0xc4 : width == 2 ? 0xc5 : 0xc6));
     PutBig(s.size(), width);
@@ -190,8 +198,8 @@ class MsgpackWriter {
   }
   bool Begin(uint64_t n, bool is_map) {
     ++stack_.top().count;
-    if (!Room(5)) return false;
     const bool unknown = n == kUnknownLength;
+    if (!Room(5, unknown || n <= 15 ? 1 : n <= 0xffff ? 3 : 5)) return false;
     if (!unknown && n > 0xffffffff) return Unrepresentable("container of more than 2^32-1 items");
     if (!stack_.Push(WriterLevel{out_.size(), 0, is_map, unknown})) return false;
     if (unknown) {
