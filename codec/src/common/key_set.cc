@@ -30,24 +30,28 @@ KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key, uint64_t num) 
       if (SameKey(entries_[e - 1], scope_id, kind, key, num, hash)) return kDuplicate;
     }
   }
+  // Room first, entry second: a rehash re-inserts every entry of the hashed maps, so an
+  // entry must not be in entries_ (as hashed) before it is inserted exactly once.
+  const bool hashed = scope.hashed;
+  const bool switching = !hashed && count + 1 > kLinearKeys;
+  if ((hashed || switching) && !EnsureTableRoom(hashed ? 1 : count + 1)) return kNoBudget;
   if (!entries_.Push(Entry{hash, key.data(), num, static_cast<uint32_t>(key.size()), scope_id, kind})) return kNoBudget;
-  if (scope.hashed) {
-    if (!EnsureTableRoom()) return kNoBudget;
+  if (hashed) {
     TableInsert(static_cast<uint32_t>(entries_.size() - 1));
-  } else if (count + 1 > kLinearKeys) {
-    // This map outgrew linear search: index all its keys.
-    scope.hashed = true;
-    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-      if (!EnsureTableRoom()) return kNoBudget;
-      TableInsert(i);
-    }
+  } else if (switching) {
+    // This map outgrew linear search: index all its keys (room was made above).
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) TableInsert(i);
+    scopes_.back().hashed = true;
   }
   return kInserted;
 }
 
-bool KeySet::EnsureTableRoom() {
-  if ((table_live_ + 1) * 2 <= table_.size()) return true;
+// Makes room for `more` entries (load factor at most 1/2), rehashing the maps already
+// hashed.
+bool KeySet::EnsureTableRoom(size_t more) {
+  if ((table_live_ + more) * 2 <= table_.size()) return true;
   size_t cap = table_.size() ? table_.size() * 2 : 64;
+  while ((table_live_ + more) * 2 > cap) cap *= 2;
   if (!table_.Reserve(cap)) return false;
   table_.Truncate(cap);
   for (size_t i = 0; i < cap; ++i) table_[i] = 0;

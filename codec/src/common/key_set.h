@@ -44,7 +44,7 @@ class KeySet {
            (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0);
   }
   bool TableInsert(uint32_t entry);  // after ensuring room
-  bool EnsureTableRoom();
+  bool EnsureTableRoom(size_t more);
   void TableErase(uint32_t entry);
 
   BudgetVector<Entry, 32> entries_;

@@ -116,17 +116,25 @@ bool JsonReader<S>::Malformed(simdjson::error_code error) {
 
 template <Sink S>
 bool JsonReader<S>::Number(ondemand::value value) {
-  ondemand::number n;
-  if (!value.get_number().get(n)) [[likely]] {
-    switch (n.get_number_type()) {
+  // Not get_number(): in simdjson 3.0.1 it returns 0.0 for decimals of 19 or more
+  // significant digits (simdjson issue #2099); the typed getters parse them exactly.
+  ondemand::number_type type;
+  if (!value.get_number_type().get(type)) [[likely]] {
+    switch (type) {
       case ondemand::number_type::signed_integer: {
-        int64_t v = n.get_int64();
-        return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v));
+        int64_t v;
+        if (!value.get_int64().get(v)) return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v));
+        break;
       }
-      case ondemand::number_type::unsigned_integer:
-        return sink_.Uint(n.get_uint64());
-      default:
-        return sink_.Double(n.get_double());
+      case ondemand::number_type::unsigned_integer: {
+        uint64_t v;
+        if (!value.get_uint64().get(v)) return sink_.Uint(v);
+        break;
+      }
+      default: {
+        double d;
+        if (!value.get_double().get(d)) return sink_.Double(d);
+      }
     }
   }
   // Out of simdjson's 64-bit range (bignums, -2^64..-2^63-1, doubles past DBL_MAX) or
