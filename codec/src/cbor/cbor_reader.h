@@ -134,8 +134,10 @@ bool CborReader<S>::Read(std::string_view input) {
   const Limits& limits = st_.ctx().limits;
   bool tagged = false;      // a tag was read and its item is due
   bool key_tagged = false;  // the item just read had a tag
+  uint64_t item = 0;        // where the item being read starts: its first tag, if it has one
   for (;;) {
     uint64_t start = pos_ - begin_;
+    if (!tagged) item = start;
     KeyKind kind = KeyKind::kOther;
     std::string_view key;
     uint64_t num = 0;
@@ -155,7 +157,7 @@ bool CborReader<S>::Read(std::string_view input) {
       if (close) {
         bool is_map = f.is_map;
         st_.Close();
-        if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return SinkFailed(start);
+        if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return SinkFailed(item);
         goto item_done;
       }
     }
@@ -171,14 +173,14 @@ bool CborReader<S>::Read(std::string_view input) {
         case 1:
           if (ai == 31) return Fail(ErrorCode::kSyntax, start, "integer with indefinite length");
           if (!Argument(ai, start, &arg)) return false;
-          if (!(major == 0 ? sink_.Uint(arg) : sink_.NegInt(arg))) return SinkFailed(start);
+          if (!(major == 0 ? sink_.Uint(arg) : sink_.NegInt(arg))) return SinkFailed(item);
           kind = major == 0 ? KeyKind::kUint : KeyKind::kNegInt;
           num = arg;
           break;
         case 2:
         case 3: {
           if (!ReadString(major, ai, start, &key)) return false;
-          if (!(major == 3 ? sink_.Text(key) : sink_.Bytes(key))) return SinkFailed(start);
+          if (!(major == 3 ? sink_.Text(key) : sink_.Bytes(key))) return SinkFailed(item);
           kind = major == 3 ? KeyKind::kText : KeyKind::kBytes;
           break;
         }
@@ -201,18 +203,18 @@ bool CborReader<S>::Read(std::string_view input) {
             }
             items = is_map ? arg * 2 : arg;
           }
-          if (!st_.Open(is_map, items, start)) return SinkFailed(start);
+          if (!st_.Open(is_map, items, start)) return SinkFailed(item);
           uint64_t count = ai == 31 ? kUnknownLength : arg;
           if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) {
             st_.Close();  // the error's path is the container's own
-            return SinkFailed(start);
+            return SinkFailed(item);
           }
           continue;
         }
         case 6:
           if (ai == 31) return Fail(ErrorCode::kSyntax, start, "tag with indefinite length");
           if (!Argument(ai, start, &arg)) return false;
-          if (!sink_.Tag(arg)) return SinkFailed(start);
+          if (!sink_.Tag(arg)) return SinkFailed(item);
           tagged = true;
           key_tagged = true;
           continue;  // the tagged item follows; together they are one item
@@ -249,7 +251,7 @@ bool CborReader<S>::Read(std::string_view input) {
           } else {
             return Fail(ErrorCode::kSyntax, start, "reserved additional information " + std::to_string(ai));
           }
-          if (!ok) return SinkFailed(start);
+          if (!ok) return SinkFailed(item);
           break;
         }
       }
