@@ -32,13 +32,6 @@ const std::vector<Document>& Corpus() {
   return *docs;
 }
 
-// Codec bug (reported, not asserted under default options): KeySet double-inserts a key into
-// its shared hash table when the table grows, and the stale slot left after the map closes
-// makes a later sibling map with the same keys "duplicate" (codec/src/common/key_set.cc;
-// two sibling objects of the same 24 keys reproduce it). These documents have no duplicate
-// key (CorpusHasNoDuplicateKeys) but hit it; they are checked with allow_duplicate_keys.
-bool HitsKnownKeySetBug(const std::string& name) { return name == "twitter.json" || name == "twitterescaped.json"; }
-
 TEST(CorpusRoundTrip, CorpusHas13Documents) {
   ASSERT_EQ(Corpus().size(), 13u) << "corpus not found under " << rosetta::testing::DataDir();
   for (const auto& doc : Corpus()) EXPECT_FALSE(doc.value.is_discarded()) << doc.name << " is not JSON for nlohmann";
@@ -103,10 +96,11 @@ bool DocumentedRefusal(Format to, const Status& status) {
 TEST_P(CorpusPairTest, EveryDocumentComesBack) {
   ASSERT_EQ(Corpus().size(), 13u);
   const auto [x, y] = GetParam();
-  int equal = 0, refused = 0, equal_with_workaround = 0;
+  int equal = 0, refused = 0;
   for (const auto& doc : Corpus()) {
-    MappingOptions options;
-    options.allow_duplicate_keys = HitsKnownKeySetBug(doc.name);
+    // Default options: duplicate keys are refused, and the corpus has none (twitter.json's
+    // sibling user objects of 40 keys once tripped a KeySet rehash bug).
+    const MappingOptions options;
     Outcome first = Convert(Format::kJson, x, doc.json, options);
     Outcome second = first.ok() ? Convert(x, y, first.out, options) : Outcome{};
     Outcome back = second.ok() ? Convert(y, Format::kJson, second.out, options) : Outcome{};
@@ -120,10 +114,9 @@ TEST_P(CorpusPairTest, EveryDocumentComesBack) {
     nlohmann::json actual = ParseJsonExact(back.out);
     const bool same = SameValue(doc.value, actual);
     EXPECT_TRUE(same) << doc.name << " changed through " << codec::FormatName(x) << " and " << codec::FormatName(y);
-    (options.allow_duplicate_keys ? equal_with_workaround : equal) += same;
+    equal += same;
   }
-  EXPECT_EQ(equal, 11);
-  EXPECT_EQ(equal_with_workaround, 2);
+  EXPECT_EQ(equal, 13);
   EXPECT_EQ(refused, 0);
 }
 
