@@ -1,0 +1,185 @@
+// codec/src/common/key_set.h: duplicate keys per open map (RFC 7493 2.3), linear for
+// small maps and hashed past them, scoped by nesting, charged to the budget; checked
+// against a plain model under random nesting, inserts and closes.
+#include "common/key_set.h"
+
+#include <chrono>
+#include <deque>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/context.h"
+
+namespace rosetta::codec {
+namespace {
+
+// "k12" without operator+ on temporaries (GCC 12 -Wrestrict false positive).
+std::string Name(const char* prefix, uint64_t i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
+class KeySetTest : public ::testing::Test {
+ protected:
+  KeySet::Result Text(std::string_view s) { return keys_.Insert(KeyKind::kText, Keep(s)); }
+  KeySet::Result Bytes(std::string_view s) { return keys_.Insert(KeyKind::kBytes, Keep(s)); }
+  KeySet::Result Uint(uint64_t v) { return keys_.Insert(KeyKind::kUint, {}, v); }
+  KeySet::Result NegInt(uint64_t v) { return keys_.Insert(KeyKind::kNegInt, {}, v); }
+  // Keys are views that must live for the request: each gets storage of its own, so equal
+  // keys are compared by content, never by address.
+  std::string_view Keep(std::string_view s) { return storage_.emplace_back(s); }
+
+  Limits limits_;
+  MappingOptions options_;
+  Context ctx_{limits_, options_};
+  KeySet keys_{ctx_};
+  std::deque<std::string> storage_;
+};
+
+TEST_F(KeySetTest, SmallMapRefusesARepeatedKey) {
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Text("a"), KeySet::kInserted);
+  EXPECT_EQ(Text("b"), KeySet::kInserted);
+  EXPECT_EQ(Text("a"), KeySet::kDuplicate);
+  EXPECT_EQ(Text("ab"), KeySet::kInserted);
+  EXPECT_EQ(Text("A"), KeySet::kInserted);
+  EXPECT_EQ(Text(""), KeySet::kInserted);
+  EXPECT_EQ(Text(""), KeySet::kDuplicate);
+  keys_.Close();
+}
+
+TEST_F(KeySetTest, KeysOfDifferentKindsNeverCollide) {
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Text("1"), KeySet::kInserted);
+  EXPECT_EQ(Bytes("1"), KeySet::kInserted);
+  EXPECT_EQ(Uint(1), KeySet::kInserted);
+  EXPECT_EQ(NegInt(1), KeySet::kInserted);
+  EXPECT_EQ(Uint(0), KeySet::kInserted);
+  EXPECT_EQ(Text(""), KeySet::kInserted);
+  EXPECT_EQ(Bytes(""), KeySet::kInserted);
+  EXPECT_EQ(Bytes(std::string_view("\0", 1)), KeySet::kInserted);
+  EXPECT_EQ(Uint(1), KeySet::kDuplicate);
+  EXPECT_EQ(NegInt(1), KeySet::kDuplicate);
+  EXPECT_EQ(Bytes("1"), KeySet::kDuplicate);
+  EXPECT_EQ(Bytes(""), KeySet::kDuplicate);
+  EXPECT_EQ(Uint(~uint64_t{0}), KeySet::kInserted);
+  EXPECT_EQ(NegInt(~uint64_t{0}), KeySet::kInserted);
+  EXPECT_EQ(Uint(~uint64_t{0}), KeySet::kDuplicate);
+}
+
+TEST_F(KeySetTest, LargeMapIsHashedAndStillExact) {
+  ASSERT_TRUE(keys_.Open());
+  for (int i = 0; i < 5000; ++i) ASSERT_EQ(Text(Name("k", i)), KeySet::kInserted) << i;
+  for (int i = 0; i < 5000; ++i) ASSERT_EQ(Text(Name("k", i)), KeySet::kDuplicate) << i;
+  for (uint64_t i = 0; i < 5000; ++i) ASSERT_EQ(Uint(i), KeySet::kInserted) << i;
+  for (uint64_t i = 0; i < 5000; ++i) ASSERT_EQ(Uint(i), KeySet::kDuplicate) << i;
+  EXPECT_EQ(Text("k5000"), KeySet::kInserted);
+}
+
+TEST_F(KeySetTest, NestedMapsHaveTheirOwnKeys) {
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Text("a"), KeySet::kInserted);
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Text("a"), KeySet::kInserted);  // the same key one level down
+  EXPECT_EQ(Text("a"), KeySet::kDuplicate);
+  keys_.Close();
+  EXPECT_EQ(Text("a"), KeySet::kDuplicate);  // the outer map still has it
+  ASSERT_TRUE(keys_.Open());                // a sibling starts empty
+  EXPECT_EQ(Text("a"), KeySet::kInserted);
+  keys_.Close();
+  keys_.Close();
+}
+
+TEST_F(KeySetTest, ClosingAHashedChildKeepsTheHashedParentExact) {
+  ASSERT_TRUE(keys_.Open());
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(Text(Name("p", i)), KeySet::kInserted);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(keys_.Open());
+    // The child's keys collide in content with the parent's, so their hashes share slots.
+    for (int i = 0; i < 300; ++i) ASSERT_EQ(Text(Name("p", i)), KeySet::kInserted);
+    for (int i = 0; i < 300; ++i) ASSERT_EQ(Text(Name("p", i)), KeySet::kDuplicate);
+    keys_.Close();
+  }
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(Text(Name("p", i)), KeySet::kDuplicate) << i;
+  EXPECT_EQ(Text("p300"), KeySet::kInserted);
+}
+
+TEST_F(KeySetTest, ManyKeysAreLinearInTime) {
+  // A hostile map of n keys costs O(n), not O(n^2).
+  ASSERT_TRUE(keys_.Open());
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < 1000000; ++i) ASSERT_EQ(Uint(i * 0x9E3779B97F4A7C15ull), KeySet::kInserted);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+}
+
+TEST(KeySetBudget, GrowthPastTheBudgetIsRefusedAndRecorded) {
+  Limits limits;
+  limits.max_alloc_bytes = 4096;
+  MappingOptions options;
+  Context ctx(limits, options);
+  KeySet keys(ctx);
+  ASSERT_TRUE(keys.Open());
+  KeySet::Result r = KeySet::kInserted;
+  uint64_t i = 0;
+  for (; i < 100000 && r == KeySet::kInserted; ++i) r = keys.Insert(KeyKind::kUint, {}, i);
+  EXPECT_EQ(r, KeySet::kNoBudget);
+  EXPECT_LT(i, 100000u);
+  EXPECT_EQ(ctx.status.code, ErrorCode::kBudgetExceeded);
+  EXPECT_LE(ctx.budget.peak(), 4096u);
+}
+
+// Random nesting, inserts and closes, against one std::set per open map.
+TEST(KeySetModel, AgreesWithASetPerOpenMap) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    Limits limits;
+    MappingOptions options;
+    Context ctx(limits, options);
+    KeySet keys(ctx);
+    std::deque<std::string> storage;
+    std::vector<std::set<std::tuple<int, std::string, uint64_t>>> model;
+    // Small alphabets make duplicates frequent; wide ones make maps grow past hashing.
+    const int alphabet = static_cast<int>(rng() % 3 == 0 ? 20 : 400);
+    for (int op = 0; op < 20000; ++op) {
+      const uint32_t dice = rng() % 100;
+      if (model.empty() || (dice < 3 && model.size() < 40)) {
+        ASSERT_TRUE(keys.Open());
+        model.emplace_back();
+        continue;
+      }
+      if (dice < 6) {
+        keys.Close();
+        model.pop_back();
+        continue;
+      }
+      const int kind = static_cast<int>(rng() % 4);
+      const uint64_t v = rng() % alphabet;
+      KeySet::Result got;
+      std::tuple<int, std::string, uint64_t> key;
+      if (kind < 2) {
+        const std::string& s = storage.emplace_back(Name(kind == 0 ? "t" : "b", v));
+        got = keys.Insert(kind == 0 ? KeyKind::kText : KeyKind::kBytes, s);
+        key = {kind, s, 0};
+      } else {
+        got = keys.Insert(kind == 2 ? KeyKind::kUint : KeyKind::kNegInt, {}, v);
+        key = {kind, "", v};
+      }
+      const bool fresh = model.back().insert(key).second;
+      ASSERT_EQ(got, fresh ? KeySet::kInserted : KeySet::kDuplicate) << "op " << op << " depth " << model.size();
+    }
+    while (!model.empty()) {
+      keys.Close();
+      model.pop_back();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rosetta::codec
