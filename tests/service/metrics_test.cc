@@ -153,7 +153,7 @@ class RejectionMetricsTest : public MetricsTest {
     c.limits.max_input_bytes = 64 << 10;
     c.tcp_max_connections = 2;
     c.tcp_frame_timeout_ms = 200;
-    c.tcp_idle_timeout_ms = 600;
+    c.tcp_idle_timeout_ms = 1000;  // well above what each step takes, even on a loaded machine
   }
   double Rejected(const Sample& s, const char* transport, const char* reason) {
     return s("rosetta_rejected_total",
@@ -249,7 +249,7 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     ASSERT_TRUE(a.Call(Frame(kPing, 1, 0, 0, "")));
     ASSERT_TRUE(b.Call(Frame(kPing, 1, 0, 0, "")));
     TcpClient over(server().tcp_address());
-    EXPECT_TRUE(over.WaitClosed(milliseconds(500)).closed);
+    EXPECT_TRUE(over.WaitClosed(milliseconds(3000)).closed);
     ExpectOnly({{"tcp", "connection_cap", 1}}, before);
   }
 }
@@ -267,6 +267,27 @@ TEST_F(MetricsTest, ConnectionsActiveAndTotal) {
   }
   EXPECT_TRUE(WaitUntil([&] { return Now()("rosetta_connections_active", {tcp}) == 0; }));
   EXPECT_EQ(Now()("rosetta_connections_total", {tcp}) - before("rosetta_connections_total", {tcp}), 3);
+
+  // gRPC: one channel, one connection (counted as seen at scrape time).
+  const char* grpc = "transport=\"grpc\"";
+  {
+    auto channel = grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials());
+    auto stub = v1::Transcoder::NewStub(channel);
+    v1::ValidateRequest r;
+    r.set_format(v1::FORMAT_JSON);
+    r.set_payload("1");
+    v1::ValidateResponse resp;
+    grpc::ClientContext context;
+    SetDeadline(context);
+    ASSERT_TRUE(stub->Validate(&context, r, &resp).ok());
+    const double active_before = before("rosetta_connections_active", {grpc});
+    const Sample open = Now();
+    EXPECT_EQ(open("rosetta_connections_active", {grpc}) - active_before, 1);
+    EXPECT_GE(open("rosetta_connections_total", {grpc}) - before("rosetta_connections_total", {grpc}), 1);
+  }
+  EXPECT_TRUE(WaitUntil([&] {
+    return Now()("rosetta_connections_active", {grpc}) == before("rosetta_connections_active", {grpc});
+  })) << "gRPC connection still counted after its channel closed";
 }
 
 TEST_F(MetricsTest, ProcessMetricsPresent) {

@@ -15,6 +15,10 @@ namespace v1 = rosetta::v1;
 
 class ServerTest : public ServiceTest {};
 
+// "Promptly": far below the 10 s drain timeout these tests configure, far above the
+// scheduling noise of a loaded 2-core CI machine.
+constexpr double kPromptMs = 5000;
+
 TEST_F(ServerTest, ListeningLineNamesEveryBoundPort) {
   ASSERT_TRUE(StartServer());
   const std::regex line(R"(rosettad listening grpc=127\.0\.0\.1:(\d+) tcp=127\.0\.0\.1:(\d+) metrics=127\.0\.0\.1:(\d+))");
@@ -71,8 +75,8 @@ TEST_F(ServerTest, DrainFinishesTcpFrameInFlight) {
   ASSERT_TRUE(r) << "the in-flight request was dropped";
   EXPECT_EQ(*r, (TcpResponse{1, 0, 42, Hex("a1616183010203")}));
   const auto answered = Clock::now();
-  ASSERT_EQ(drained.wait_for(std::chrono::seconds(5)), std::future_status::ready);
-  EXPECT_LT(MillisSince(answered), 2000)
+  ASSERT_EQ(drained.wait_for(std::chrono::seconds(8)), std::future_status::ready);
+  EXPECT_LT(MillisSince(answered), kPromptMs)
       << "Drain waited on after its last request was done";
   EXPECT_GT(MillisSince(drain_start), 100);
   EXPECT_TRUE(client.WaitClosed(milliseconds(2000)).closed) << "drained connection left open";
@@ -87,14 +91,15 @@ TEST_F(ServerTest, DrainClosesIdleConnectionsAtOnce) {
   ASSERT_TRUE(idle.Call(Frame(kPing, 1, 0, 0, "")));
   const auto start = Clock::now();
   server().Drain();
-  EXPECT_LT(MillisSince(start), 2000);
-  EXPECT_TRUE(idle.WaitClosed(milliseconds(1000)).closed);
+  EXPECT_LT(MillisSince(start), kPromptMs);
+  EXPECT_TRUE(idle.WaitClosed(milliseconds(3000)).closed);
 }
 
-// A gRPC stream open when the drain starts goes on to its end; new calls are refused.
-TEST_F(ServerTest, DrainFinishesGrpcStreamInFlight) {
+// A gRPC stream waiting for its next message when the drain starts is ended (status OK)
+// rather than holding the drain to its timeout; new calls are refused.
+TEST_F(ServerTest, DrainEndsIdleGrpcStreamAndRefusesNewCalls) {
   ServiceConfig c = TestConfig();
-  c.drain_timeout_ms = 10000;
+  c.drain_timeout_ms = 10000;  // far beyond the test: Drain must return because nothing is left
   ASSERT_TRUE(StartServer(c));
   auto stub = TranscoderStub(server().grpc_address());
   grpc::ClientContext context;
@@ -107,8 +112,13 @@ TEST_F(ServerTest, DrainFinishesGrpcStreamInFlight) {
   v1::TranscodeResponse resp;
   ASSERT_TRUE(stream->Write(req));
   ASSERT_TRUE(stream->Read(&resp));
+  EXPECT_EQ(ToHex(resp.payload()), "8101");
 
+  const auto start = Clock::now();
   std::future<void> drained = std::async(std::launch::async, [&] { server().Drain(); });
+  EXPECT_FALSE(stream->Read(&resp)) << "the idle stream was not ended";
+  const grpc::Status ended = stream->Finish();
+  EXPECT_TRUE(ended.ok()) << ended.error_code() << " " << ended.error_message();
   // New RPCs fail once the server shuts down (polled: Drain runs on its own thread).
   EXPECT_TRUE(WaitUntil([&] {
     grpc::ClientContext late;
@@ -116,19 +126,8 @@ TEST_F(ServerTest, DrainFinishesGrpcStreamInFlight) {
     v1::TranscodeResponse out;
     return !stub->Transcode(&late, req, &out).ok();
   }, milliseconds(3000)));
-  EXPECT_EQ(drained.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout);
-
-  // The stream that was open is still served.
-  req.set_payload("[2]");
-  ASSERT_TRUE(stream->Write(req));
-  ASSERT_TRUE(stream->Read(&resp));
-  EXPECT_EQ(ToHex(resp.payload()), "8102");
-  ASSERT_TRUE(stream->WritesDone());
-  EXPECT_FALSE(stream->Read(&resp));
-  EXPECT_TRUE(stream->Finish().ok());
-  const auto finished = Clock::now();
-  ASSERT_EQ(drained.wait_for(std::chrono::seconds(5)), std::future_status::ready);
-  EXPECT_LT(MillisSince(finished), 2000);
+  ASSERT_EQ(drained.wait_for(std::chrono::seconds(8)), std::future_status::ready);
+  EXPECT_LT(MillisSince(start), kPromptMs) << "an idle stream held the drain";
 }
 
 // The drain timeout bounds a drain that a client holds up.
@@ -143,8 +142,8 @@ TEST_F(ServerTest, DrainGivesUpAfterItsTimeout) {
   server().Drain();
   const double ms = MillisSince(start);
   EXPECT_GE(ms, 250);
-  EXPECT_LT(ms, 3000);
-  EXPECT_TRUE(stuck.WaitClosed(milliseconds(1000)).closed);
+  EXPECT_LT(ms, kPromptMs);
+  EXPECT_TRUE(stuck.WaitClosed(milliseconds(3000)).closed);
 }
 
 }  // namespace

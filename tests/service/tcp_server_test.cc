@@ -398,7 +398,7 @@ class TcpFrameTimeoutTest : public TcpServerTest {
   void Configure(ServiceConfig& c) override {
     c.limits.max_input_bytes = 256 << 20;
     c.tcp_frame_timeout_ms = 300;
-    c.tcp_idle_timeout_ms = 5000;
+    c.tcp_idle_timeout_ms = 10000;
   }
 };
 
@@ -421,7 +421,7 @@ TEST_F(TcpFrameTimeoutTest, SlowSenderClosedAtFrameDeadline) {
   EXPECT_TRUE(end.closed);
   EXPECT_LT(sent, frame.size()) << "the whole frame got through";
   EXPECT_GE(closed_after, 250);
-  EXPECT_LT(closed_after, 3000) << "closed by the idle timeout, not the frame deadline";
+  EXPECT_LT(closed_after, 5000) << "not closed at the frame deadline";
   EXPECT_TRUE(RejectedBecomes("frame_timeout", 1));
   EXPECT_EQ(Rejected("idle_timeout"), 0);
 }
@@ -453,7 +453,7 @@ TEST_F(TcpFrameTimeoutTest, ClaimWithinLimitAllocatesOnlyWhatArrives) {
 class TcpIdleTest : public TcpServerTest {
  protected:
   void Configure(ServiceConfig& c) override {
-    c.tcp_idle_timeout_ms = 400;
+    c.tcp_idle_timeout_ms = 500;
     c.tcp_frame_timeout_ms = 5000;
   }
 };
@@ -465,7 +465,7 @@ TEST_F(TcpIdleTest, IdleConnectionClosedAfterIdleTimeout) {
   // busy keeps making progress (a ping every 50 ms) and stays open past the idle timeout.
   Ending idle_end;
   double idle_closed_at = 0;
-  while (MillisSince(start) < 1200) {
+  while (MillisSince(start) < 1500) {
     auto r = busy.Call(Frame(kPing, 2, 0, 0, "alive"));
     ASSERT_TRUE(r) << "an active connection was closed after " << MillisSince(start) << " ms";
     EXPECT_EQ(r->data, "alive");
@@ -476,9 +476,9 @@ TEST_F(TcpIdleTest, IdleConnectionClosedAfterIdleTimeout) {
       std::this_thread::sleep_for(milliseconds(50));  // pacing the pings, not waiting for anything
     }
   }
-  ASSERT_TRUE(idle_end.closed) << "idle connection still open after 1200 ms";
-  EXPECT_GE(idle_closed_at, 350);
-  EXPECT_LT(idle_closed_at, 1200);
+  ASSERT_TRUE(idle_end.closed) << "idle connection still open after 1500 ms";
+  EXPECT_GE(idle_closed_at, 450);
+  EXPECT_LT(idle_closed_at, 1500);
   EXPECT_TRUE(RejectedBecomes("idle_timeout", 1));
   EXPECT_EQ(Rejected("frame_timeout"), 0);
 }
@@ -497,9 +497,9 @@ TEST_F(TcpConnectionCapTest, ConnectionOverCapClosedAtOnce) {
   TcpClient extra = Connect();
   ASSERT_TRUE(extra.connected());  // the kernel accepts; the server closes it at once
   const auto start = Clock::now();
-  Ending end = extra.WaitClosed(milliseconds(2000));
+  Ending end = extra.WaitClosed(milliseconds(5000));
   EXPECT_TRUE(end.closed);
-  EXPECT_LT(MillisSince(start), 1000);
+  EXPECT_LT(MillisSince(start), 3000);  // at once: no request, no timeout involved
   EXPECT_TRUE(RejectedBecomes("connection_cap", 1));
   for (TcpClient& c : open) EXPECT_TRUE(c.Call(Frame(kPing, 9, 0, 0, "still here")));
 
@@ -558,7 +558,7 @@ TEST_F(TcpBackpressureTest, ClientThatNeverReadsCannotGrowTheServer) {
     }
     ASSERT_TRUE(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) << std::strerror(errno);
     pollfd p{hog.fd(), POLLOUT, 0};
-    if (::poll(&p, 1, 500) == 0) break;  // the server has stopped reading us
+    if (::poll(&p, 1, 1000) == 0) break;  // the server has stopped reading us
   }
   const uint64_t owed = frames_sent * kResponseBytes;
   std::printf("[ figure ] never-reading client: %zu requests sent, %llu MiB of responses owed\n", frames_sent,
