@@ -24,6 +24,7 @@ bool OutputBuffer::Grow(size_t n) {
   if (p == nullptr) throw std::bad_alloc();
   data_ = p;
   capacity_ = cap;
+  room_ = capacity_ < max_ ? capacity_ : max_;
   return true;
 }
 
@@ -32,6 +33,7 @@ void OutputBuffer::ShrinkTo(size_t keep) {
   std::free(data_);
   data_ = nullptr;
   capacity_ = 0;
+  room_ = 0;
   size_ = 0;
 }
 

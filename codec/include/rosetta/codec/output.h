@@ -23,12 +23,14 @@ class OutputBuffer {
     size_ = 0;
     max_ = max_bytes;
     budget_ = budget;
+    over_limit_ = false;
+    room_ = capacity_ < max_ ? capacity_ : max_;  // capacity left by a larger request is not this one's
   }
 
   // Makes room for n more bytes. False when that would pass max_output_bytes
   // (over_limit() is then true) or the budget.
   bool Ensure(size_t n) {
-    if (n <= capacity_ - size_) return true;
+    if (n <= room_ - size_) return true;
     return Grow(n);
   }
   char* cursor() { return data_ + size_; }
@@ -56,6 +58,7 @@ class OutputBuffer {
   char* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
+  size_t room_ = 0;  // min(capacity_, max_): what Ensure may hand out without Grow
   uint64_t max_ = ~uint64_t{0};
   AllocationBudget* budget_ = nullptr;
   bool over_limit_ = false;
