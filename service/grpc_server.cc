@@ -1,9 +1,11 @@
 #include "service/grpc_server.h"
 
+#include <atomic>
 #include <charconv>
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <grpc/grpc.h>
 #include <grpc/support/alloc.h>
@@ -74,7 +76,7 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     Request r = MakeRequest(Op::kTranscode, *req);
     std::string_view output;
     codec::Status s = RunRequest(r, &output);
-    auto* reactor = context->DefaultReactor();
+    auto* reactor = new UnaryReactor(*this);
     if (s.ok()) {
       resp->set_payload(output.data(), output.size());
       TrimThreadBuffers();
@@ -93,7 +95,7 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     return reactor;
   }
 
-  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* context, const rosetta::v1::ValidateRequest* req,
+  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* /*context*/, const rosetta::v1::ValidateRequest* req,
                                      rosetta::v1::ValidateResponse* resp) override {
     RequestScope scope;
     Request r;
@@ -110,14 +112,14 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     resp->set_valid(s.ok());
     if (!s.ok()) ToError(s, resp->mutable_error());
     metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, 0));
-    auto* reactor = context->DefaultReactor();
+    auto* reactor = new UnaryReactor(*this);
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
 
   grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse>* TranscodeStream(
-      grpc::CallbackServerContext*) override {
-    return new StreamReactor(*this);
+      grpc::CallbackServerContext* context) override {
+    return new StreamReactor(*this, context);
   }
 
  private:
@@ -125,7 +127,7 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
   // response with `error` set and the stream goes on.
   class StreamReactor : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse> {
    public:
-    explicit StreamReactor(Service& service) : service_(service) {
+    StreamReactor(Service& service, grpc::CallbackServerContext* context) : service_(service), context_(context) {
       service_.Track(this, true);
       StartRead(&request_);
     }
@@ -137,6 +139,9 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       if (!busy_ && !finished_) {
         finished_ = true;
         Finish(grpc::Status::OK);
+        // The read we left pending would hold the call (and the drain) until the client
+        // half-closes: the status is on its way, so release it.
+        context_->TryCancel();
       }
     }
     void OnReadDone(bool ok) override {
@@ -185,6 +190,7 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
 
    private:
     Service& service_;
+    grpc::CallbackServerContext* context_;
     std::mutex mu_;
     bool busy_ = false, draining_ = false, finished_ = false;
     rosetta::v1::TranscodeRequest request_;
@@ -192,6 +198,25 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
   };
 
  public:
+  // A unary call is in flight from its handler until its status is sent (OnDone).
+  class UnaryReactor : public grpc::ServerUnaryReactor {
+   public:
+    explicit UnaryReactor(Service& service) : service_(service) { service_.in_flight_.fetch_add(1); }
+    void OnDone() override {
+      service_.in_flight_.fetch_sub(1);
+      delete this;
+    }
+
+   private:
+    Service& service_;
+  };
+  // Calls not yet done: unary calls in flight and open streams.
+  size_t Busy() {
+    std::lock_guard<std::mutex> lock(streams_mu_);
+    return in_flight_.load() + streams_.size();
+  }
+  std::atomic<size_t> in_flight_{0};
+
   void Track(StreamReactor* r, bool add) {
     std::lock_guard<std::mutex> lock(streams_mu_);
     if (add) streams_.insert(r);
@@ -261,7 +286,13 @@ void GrpcServer::SetNotServing() {
 
 void GrpcServer::Shutdown(std::chrono::milliseconds drain) {
   if (!server_) return;
-  server_->Shutdown(std::chrono::system_clock::now() + drain);
+  // gRPC's own Shutdown(deadline) waits out the whole deadline while clients keep idle
+  // connections open; so wait here for the calls in flight, then shut down at once.
+  const auto until = std::chrono::steady_clock::now() + drain;
+  while (service_->Busy() > 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  server_->Shutdown(std::chrono::system_clock::now());
   server_->Wait();
   server_.reset();
 }

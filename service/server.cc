@@ -1,5 +1,7 @@
 #include "service/server.h"
 
+#include <algorithm>
+
 #include "service/request_handler.h"
 
 namespace rosetta::service {
@@ -53,11 +55,16 @@ std::string Server::ListeningLine() const {
 void Server::Drain() {
   if (drained_) return;
   drained_ = true;
-  const auto timeout = std::chrono::milliseconds(config_.drain_timeout_ms);
+  // One deadline for both transports: they drain side by side.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.drain_timeout_ms);
+  auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(until - std::chrono::steady_clock::now(),
+                                                                           std::chrono::steady_clock::duration::zero()));
+  };
   if (grpc_) grpc_->SetNotServing();
   if (tcp_) tcp_->BeginDrain();
-  if (grpc_) grpc_->Shutdown(timeout);  // waits for in-flight RPCs up to the deadline
-  if (tcp_) tcp_->Stop(timeout);
+  if (grpc_) grpc_->Shutdown(left());  // waits for in-flight RPCs, then stops at once
+  if (tcp_) tcp_->Stop(left());
 }
 
 }  // namespace rosetta::service
