@@ -100,6 +100,17 @@ TEST(JsonReaderErrors, StringTooLargeAtTheString) {
   EXPECT_TRUE(CheckJson(R"({"abc":"abc"})", MaxString(3)).status.ok());
 }
 
+TEST(JsonReaderErrors, MaxStringBytesBoundsTheUnescapedValueOnEveryPath) {
+  // Twelve bytes of escapes hold a two-byte value: within 3, at the root and inside arrays.
+  EXPECT_TRUE(CheckJson(R"(["\u0041\u0041"])", MaxString(3)).status.ok());
+  EXPECT_TRUE(CheckJson(R"("\u0041\u0041")", MaxString(3)).status.ok());
+  EXPECT_TRUE(CheckJson(R"({"\u0041\u0041":1})", MaxString(3)).status.ok());
+  EXPECT_REFUSED(CheckJson(R"(["\u0041\u0041\u0041\u0041"])", MaxString(3)), "string_too_large", 1, "/0");
+  EXPECT_REFUSED(CheckJson(R"("\u0041\u0041\u0041\u0041")", MaxString(3)), "string_too_large", 0, "");
+  // Another error later in the document is reported as itself, not as the string.
+  EXPECT_REFUSED(CheckJson(R"(["\u0041\u0041", 1,])", MaxString(3)), "syntax", 19, "/2");
+}
+
 TEST(JsonReaderErrors, TooManyItemsAtTheFirstItemPastTheLimit) {
   EXPECT_REFUSED(CheckJson("[1,2,3]", MaxItems(2)), "too_many_items", 5, "/2");
   EXPECT_REFUSED(CheckJson(R"({"a":1,"b":2,"c":3})", MaxItems(2)), "too_many_items", 13, "");

@@ -31,6 +31,11 @@ class JsonScalarReader {
     if (p >= end_) return Fail(ErrorCode::kTruncated, p - begin_, std::string("input ends where ") + what + " was due");
     return Fail(ErrorCode::kSyntax, p - begin_, std::string("unexpected ") + Describe(*p) + ", expected " + what);
   }
+  [[gnu::cold]] bool StringTooLarge(const char* open, uint64_t size) {
+    return Fail(ErrorCode::kStringTooLarge, open - begin_,
+                "string of " + std::to_string(size) + " bytes passes max_string_bytes " +
+                    std::to_string(st_.ctx().limits.max_string_bytes));
+  }
   static std::string Describe(char c) {
     if (c >= 0x20 && c < 0x7f) return std::string("'") + c + "'";
     static constexpr char kHex[] = "0123456789abcdef";
@@ -92,11 +97,9 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
     ++q;
   }
   std::string_view raw(run, q - run);
-  if (raw.size() > st_.ctx().limits.max_string_bytes) {
-    return Fail(ErrorCode::kStringTooLarge, open - begin_,
-                "string of " + std::to_string(raw.size()) + " bytes passes max_string_bytes " +
-                    std::to_string(st_.ctx().limits.max_string_bytes));
-  }
+  // max_string_bytes bounds the value, as the SIMD reader measures it: the unescaped text.
+  const uint64_t max = st_.ctx().limits.max_string_bytes;
+  if (!escaped && raw.size() > max) return StringTooLarge(open, raw.size());
   if (!ValidUtf8(raw)) {
     return Fail(ErrorCode::kInvalidUtf8, run + InvalidUtf8Offset(raw) - begin_, "string is not valid UTF-8");
   }
@@ -171,6 +174,7 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
         return Fail(ErrorCode::kSyntax, esc - begin_, "invalid escape \\" + std::string(1, e));
     }
   }
+  if (static_cast<uint64_t>(o - dst) > max) return StringTooLarge(open, static_cast<uint64_t>(o - dst));
   *out = {dst, static_cast<size_t>(o - dst)};
   return true;
 }
