@@ -77,6 +77,8 @@ const std::vector<Option>& Options() {
            &ServiceConfig::tcp_max_pending_bytes),
       Uint("tcp-linger-ms", "after an error close, input is discarded this long", &ServiceConfig::tcp_linger_ms, true),
       Uint("drain-timeout-ms", "on SIGTERM/SIGINT, in-flight requests get this long", &ServiceConfig::drain_timeout_ms),
+      Uint("request-metrics", "1: per-request metrics; 0: none (to measure their cost)", &ServiceConfig::request_metrics,
+           true),
       {"descriptor-set", "protobuf FileDescriptorSet file or directory (repeatable)", Option::kList,
        [](ServiceConfig& c, std::string_view v) {
          c.descriptor_sets.emplace_back(v);

@@ -28,6 +28,7 @@ struct ServiceConfig {
   uint32_t tcp_linger_ms = 1000;           // after an error close: discard input this long
   uint32_t drain_timeout_ms = 10000;       // SIGTERM: in-flight requests get this long
   std::vector<std::string> descriptor_sets;  // protobuf FileDescriptorSet files or directories
+  uint32_t request_metrics = 1;  // 0: no per-request metrics (to measure what they cost)
 
   static codec::Limits DefaultLimits() {
     codec::Limits l;

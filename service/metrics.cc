@@ -1,5 +1,7 @@
 #include "service/metrics.h"
 
+#include "service/request_handler.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -295,6 +297,7 @@ int Metrics::Expose(const std::string& listen) {
 }
 
 void Metrics::Record(const RequestRecord& r) {
+  if (!g_request_metrics) return;
   const int t = static_cast<int>(r.transport), o = static_cast<int>(r.op);
   // Only a transcode has an output format; validate, ping and set-limits are labelled
   // output="none" on both transports, whatever the request carried.

@@ -17,6 +17,7 @@ Server::~Server() { Drain(); }
 
 bool Server::Start(std::string* error) {
   codec::EnableProtobufFormat();
+  g_request_metrics = config_.request_metrics != 0;
   if (!config_.descriptor_sets.empty()) {
     schema_ = codec::Schema::Load(config_.descriptor_sets, error);
     if (!schema_) {
