@@ -147,8 +147,17 @@ struct LoadState {
     return window.stop + std::chrono::nanoseconds(static_cast<int64_t>(config.drain_s * 1e9));
   }
 
+  // A connection that broke or was closed by the server (TCP): counted, the first reason kept.
+  void ConnectionLost(const std::string& why) {
+    std::lock_guard<std::mutex> lock(lost_mu);
+    if (connections_lost++ == 0) lost_reason = why;
+  }
+
   const LoadConfig config;
   RunWindow window;
+  std::mutex lost_mu;
+  int connections_lost = 0;
+  std::string lost_reason;
   std::atomic<bool> started{false};
   std::atomic<int64_t> in_flight{0};
   std::atomic<int64_t> backlog{0};  // open loop: due but not yet sent (all slots busy)

@@ -54,6 +54,8 @@ def run_load(load, tmp, name, args, payload="payload.json", expect_error=None):
         if report["ok"] != 0 or set(report["errors_by_code"]) != {expect_error}:
             return f"{name}: expected only {expect_error} errors, got ok={report['ok']} {report['errors_by_code']}"
         return None
+    if report["connections_lost"]:
+        return f"{name}: {report['connections_lost']} connection(s) lost: {report['connection_error']}"
     if report["ok"] <= 0:
         return f"{name}: no successful request"
     if report["errors"] != 0:

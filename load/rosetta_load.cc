@@ -303,6 +303,9 @@ int main(int argc, char** argv) {
   std::printf("\n  latency us   p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f%s\n", Us(h.ValueAtQuantile(0.5)),
               Us(h.ValueAtQuantile(0.9)), Us(h.ValueAtQuantile(0.99)), Us(h.ValueAtQuantile(0.999)), Us(h.max()),
               h.mean() / 1e3, c.mode == Mode::kOpen ? " (from intended send time)" : "");
+  if (state.connections_lost > 0) {
+    std::printf("  connections  %d of %d lost (first: %s)\n", state.connections_lost, c.connections, state.lost_reason.c_str());
+  }
   if (c.mode == Mode::kOpen) {
     std::printf("  open loop    offered %.0f req/s, completed %.1f req/s; send lag (sent - intended) p50 %.1f us p99 %.1f us\n",
                 offered, static_cast<double>(t.ok + errors) / seconds, Us(t.send_lag.ValueAtQuantile(0.5)),
@@ -327,6 +330,8 @@ int main(int argc, char** argv) {
     j += "  \"warmup_s\": " + std::to_string(c.warmup_s) + ",\n";
     j += "  \"ok\": " + std::to_string(t.ok) + ",\n";
     j += "  \"errors\": " + std::to_string(errors) + ",\n";
+    j += "  \"connections_lost\": " + std::to_string(state.connections_lost) + ",\n";
+    j += "  \"connection_error\": " + JsonString(state.lost_reason) + ",\n";
     j += "  \"errors_by_code\": {";
     bool first = true;
     for (const auto& [code, n] : t.errors) {

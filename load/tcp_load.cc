@@ -123,7 +123,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     writing_ = true;
     asio::async_write(socket_, asio::buffer(sending_), [self = shared_from_this()](boost::system::error_code ec, size_t) {
       self->writing_ = false;
-      if (ec) return self->Lost();
+      if (ec) return self->Lost("write: " + ec.message());
       self->sending_.clear();
       self->Flush();
     });
@@ -138,19 +138,19 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
 
   void OnRead(boost::system::error_code ec, size_t n) {
     if (closed_) return;
-    if (ec) return Lost();
+    if (ec) return Lost(ec == asio::error::eof ? "closed by the server" : "read: " + ec.message());
     in_len_ += n;
     size_t at = 0;
     while (in_len_ - at >= 4) {
       const size_t len = Be32(in_.data() + at);
-      if (len < 6) return Lost();
+      if (len < 6) return Lost("protocol: response frame of " + std::to_string(len) + " bytes");
       if (in_len_ - at < 4 + len) {
         if (in_.size() < 4 + len) in_.resize(4 + len + (64 << 10));  // room for the rest of this frame
         break;
       }
       const char* body = in_.data() + at + 4;
       at += 4 + len;
-      if (OnResponse(static_cast<uint8_t>(body[1]), Be32(body + 2))) return;
+      if (OnResponse(static_cast<uint8_t>(body[1]), Be32(body + 2), std::string_view(body + 6, len - 6))) return;
     }
     std::memmove(in_.data(), in_.data() + at, in_len_ - at);
     in_len_ -= at;
@@ -159,7 +159,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   }
 
   // True when the connection ended.
-  bool OnResponse(uint8_t status, uint32_t id) {
+  bool OnResponse(uint8_t status, uint32_t id, std::string_view data) {
     const Clock::time_point done = Clock::now();
     if (pending_.empty() || pending_.front().id != id) {
       // An answer out of order, or the server's request-id-0 refusal before it closes.
@@ -169,7 +169,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
         pending_.pop_front();
         state_.in_flight.fetch_sub(1);
       }
-      Lost();
+      Lost(status ? std::string(data) : "protocol: answer to request " + std::to_string(id) + " out of order");
       return true;
     }
     const Pending p = pending_.front();
@@ -195,8 +195,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   }
 
   // The connection broke: what was sent or due on it is lost.
-  void Lost() {
+  void Lost(const std::string& why) {
     if (closed_) return;
+    state_.ConnectionLost(why);
     for (const Pending& p : pending_) stats_.RecordUnanswered(state_.window, p.intended, "connection_lost");
     for (Clock::time_point t : backlog_) stats_.RecordUnanswered(state_.window, t, "connection_lost");
     Finish();
