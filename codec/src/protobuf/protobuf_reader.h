@@ -177,6 +177,8 @@ class ProtobufReader {
 template <Sink S>
 bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t n, size_t* first) {
   const size_t mark = occ_.size();
+  bool in_order = true;  // occurrences already grouped by field in declaration order
+  uint32_t last_field = 0;
   for (size_t r = 0; r < n; ++r) {
     uint64_t at = ranges[r].begin;
     const uint64_t end = ranges[r].end;
@@ -229,8 +231,18 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
                     "field " + f->name + " has wire type " + std::to_string(wire) + ", expected " +
                         std::to_string(static_cast<int>(f->wire_type)));
       }
-      if (!occ_.Push(Occ{vbegin, at, static_cast<uint32_t>(f - m.fields.data()), wire})) return SinkFailed(tag_at);
+      const uint32_t field = static_cast<uint32_t>(f - m.fields.data());
+      in_order &= field >= last_field;
+      last_field = field;
+      if (!occ_.Push(Occ{vbegin, at, field, wire})) return SinkFailed(tag_at);
     }
+  }
+  // Encoders write fields in number order, which is usually declaration order: then the
+  // index is already grouped and the sort is skipped (3% of the instructions of protobuf
+  // -> JSON on a batch of small records, callgrind).
+  if (in_order) {
+    *first = mark;
+    return true;
   }
   // Counting sort by field: the groups in declaration order, each in wire order.
   const size_t count = occ_.size() - mark;
