@@ -256,6 +256,9 @@ TEST(JsonWriterIp, Ipv6TextFollowsRfc5952) {
       {"00 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00", "1::"},
       {"fe 80 00 00 00 00 00 00 00 00 00 00 00 01 00 02", "fe80::1:2"},
       {"00 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00", "0:1::"},
+      // 5: an IPv4-mapped address keeps its dotted quad.
+      {"00 00 00 00 00 00 00 00 00 00 ff ff c0 00 02 01", "::ffff:192.0.2.1"},
+      {"00 00 00 00 00 00 00 00 00 00 ff fe c0 00 02 01", "::fffe:c000:201"},
   };
   for (const auto& [addr, text] : cases) {
     SCOPED_TRACE(text);

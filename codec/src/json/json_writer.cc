@@ -230,11 +230,20 @@ bool JsonWriter::IpText(bool v6, std::string_view addr, int prefix) {
   char* o = buf;
   *o++ = '"';
   const auto* b = reinterpret_cast<const uint8_t*>(addr.data());
-  if (!v6) {
+  auto dotted = [&o](const uint8_t* q) {
     for (int i = 0; i < 4; ++i) {
       if (i) *o++ = '.';
-      o = std::to_chars(o, o + 3, b[i]).ptr;
+      o = std::to_chars(o, o + 3, q[i]).ptr;
     }
+  };
+  static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (!v6) {
+    dotted(b);
+  } else if (std::memcmp(b, kMapped, 12) == 0) {
+    // An IPv4-mapped address keeps its dotted quad (RFC 5952 section 5).
+    std::memcpy(o, "::ffff:", 7);
+    o += 7;
+    dotted(b + 12);
   } else {
     uint16_t g[8];
     for (int i = 0; i < 8; ++i) g[i] = static_cast<uint16_t>(b[2 * i] << 8 | b[2 * i + 1]);
