@@ -1,6 +1,7 @@
 #include "rosetta/codec/transcode.h"
 
 #include <memory>
+#include <type_traits>
 #include <string>
 
 #include "cbor/cbor_writer.h"
@@ -53,6 +54,7 @@ template <Format From, class Writer>
 bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer& out) {
   Writer writer(ctx, out);
   if (!ctx.status.ok()) [[unlikely]] return false;  // its container stack did not fit the budget
+  ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
   return ReadAny(From, ctx, writer, input, padding);
 }
 

@@ -266,8 +266,10 @@ bool CborReader<S>::Read(std::string_view input) {
         return Fail(ErrorCode::kTooManyItems, start, "container passes max_items " + std::to_string(limits.max_items));
       }
       ++f.index;
-      // A tagged key is an item of its own kind (a bignum, an ext): not compared.
-      if (f.is_map && (f.index & 1) && !st_.Key(key_tagged ? KeyKind::kOther : kind, key, num, start)) return false;
+      // A tagged key is an item of its own kind (a bignum, an ext): not compared, unless the
+      // output is JSON, which drops tags and writes the key itself.
+      const bool distinct = key_tagged && !st_.ctx().json_member_names;
+      if (f.is_map && (f.index & 1) && !st_.Key(distinct ? KeyKind::kOther : kind, key, num, start)) return false;
     }
   }
   if (pos_ != end_) {

@@ -22,6 +22,9 @@ struct Context {
   AllocationBudget budget;
   Status status;
   bool located = false;
+  // The output is JSON, where an integer key is written as its decimal text: key identity
+  // for duplicates is then the member name ("1" and 1 are the same key).
+  bool json_member_names = false;
 
   [[gnu::cold]] bool Fail(ErrorCode code, std::string message) {
     if (status.ok()) {

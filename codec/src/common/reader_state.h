@@ -54,6 +54,10 @@ class ReaderState {
     f.key_size = static_cast<uint32_t>(bytes.size());
     f.key_num = num;
     if (ctx_.options.allow_duplicate_keys || kind == KeyKind::kOther) return true;
+    if (ctx_.json_member_names && kind == KeyKind::kText && !bytes.empty() &&
+        (bytes[0] == '-' || (bytes[0] >= '0' && bytes[0] <= '9'))) [[unlikely]] {
+      CanonicalInteger(bytes, &kind, &num);  // "12" is the member an integer key 12 becomes
+    }
     const bool integer = kind == KeyKind::kUint || kind == KeyKind::kNegInt;
     KeySet::Result r = keys_.Insert(kind, integer ? std::string_view() : bytes, integer ? num : 0);
     if (r == KeySet::kInserted) [[likely]] return true;
@@ -88,6 +92,29 @@ class ReaderState {
   [[gnu::cold]] std::string Path() const;
 
  private:
+  // When `text` is an integer exactly as the JSON writer prints one (no sign for 0, no
+  // leading zeros, -2^64 .. 2^64-1), its integer kind and value.
+  static void CanonicalInteger(std::string_view text, KeyKind* kind, uint64_t* num) {
+    const bool negative = text[0] == '-';
+    std::string_view digits = negative ? text.substr(1) : text;
+    if (digits.empty() || digits.size() > 20 || (digits[0] == '0' && (digits.size() > 1 || negative))) return;
+    uint64_t v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return;
+      const uint64_t d = static_cast<uint64_t>(c - '0');
+      if (v > (~uint64_t{0} - d) / 10) {
+        if (negative && digits == "18446744073709551616") {
+          *kind = KeyKind::kNegInt;
+          *num = ~uint64_t{0};
+        }
+        return;
+      }
+      v = v * 10 + d;
+    }
+    *kind = negative ? KeyKind::kNegInt : KeyKind::kUint;
+    *num = negative ? v - 1 : v;
+  }
+
   [[gnu::cold]] bool DepthExceeded(uint64_t offset) {
     return FailAt(ErrorCode::kDepthExceeded, offset,
                   "nesting deeper than max_depth " + std::to_string(ctx_.limits.max_depth));
