@@ -160,6 +160,7 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
       {"tcp-max-pending-bytes", "1009", [](const ServiceConfig& c) { return c.tcp_max_pending_bytes == 1009; }},
       {"tcp-linger-ms", "1010", [](const ServiceConfig& c) { return c.tcp_linger_ms == 1010; }},
       {"drain-timeout-ms", "1011", [](const ServiceConfig& c) { return c.drain_timeout_ms == 1011; }},
+      {"request-metrics", "0", [](const ServiceConfig& c) { return c.request_metrics == 0; }},
       {"descriptor-set", "/tmp/a.pb",
        [](const ServiceConfig& c) { return c.descriptor_sets == std::vector<std::string>{"/tmp/a.pb"}; }},
   };

@@ -205,6 +205,10 @@ class TcpClient {
     sa.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(colon + 1))));
     inet_pton(AF_INET, address.substr(0, colon).c_str(), &sa.sin_addr);
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) {
+      connect_errno_ = errno;
+      return;
+    }
     if (::connect(fd_, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
       connect_errno_ = errno;
       ::close(fd_);
