@@ -352,6 +352,7 @@ int TcpServer::Start() {
   }
   tcp::endpoint endpoint(address, static_cast<uint16_t>(std::stoi(listen.substr(colon + 1))));
   acceptor_ = std::make_unique<tcp::acceptor>(workers_[0]->io);
+  accept_retry_ = std::make_unique<asio::steady_timer>(workers_[0]->io);
   acceptor_->open(endpoint.protocol(), ec);
   if (!ec) acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) acceptor_->bind(endpoint, ec);
@@ -381,6 +382,15 @@ void TcpServer::Accept() {
           std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
         });
       }
+    } else {
+      // Out of descriptors (EMFILE, ENFILE) or buffers: the connection stays in the backlog
+      // and the listener stays readable, so accepting again at once spun a core for as
+      // long as the shortage lasted. Try again a little later.
+      accept_retry_->expires_after(std::chrono::milliseconds(20));
+      accept_retry_->async_wait([this](boost::system::error_code e) {
+        if (!e && !draining_) Accept();
+      });
+      return;
     }
     Accept();
   });
@@ -391,6 +401,7 @@ void TcpServer::BeginDrain() {
   asio::post(workers_[0]->io, [this] {
     boost::system::error_code ec;
     if (acceptor_) acceptor_->close(ec);
+    if (accept_retry_) accept_retry_->cancel();
   });
   for (auto& w : workers_) {
     asio::post(w->io, [worker = w.get()] {

@@ -48,6 +48,7 @@ class TcpServer {
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+  std::unique_ptr<boost::asio::steady_timer> accept_retry_;  // after a failed accept (EMFILE)
   size_t next_worker_ = 0;
   std::atomic<uint64_t> active_{0};
   std::atomic<bool> draining_{false};

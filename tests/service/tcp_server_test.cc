@@ -2,7 +2,9 @@
 // every byte, pipelining, per-connection limits, and the guards against hostile or
 // careless peers (oversized claims, slow senders, idle and surplus connections, clients
 // that never read, bad frames).
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 
 #include <future>
 #include <string>
@@ -640,6 +642,64 @@ TEST(TcpStatusCodes, NumbersMatchTheProtocolTable) {
       {ErrorCode::kUnknownMessageType, 13}, {ErrorCode::kTrailingData, 14}, {ErrorCode::kUnsupported, 15},
   };
   for (auto [code, number] : table) EXPECT_EQ(StatusOf(code), number) << codec::CodeName(code);
+}
+
+double ProcessCpuMs() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+int HighestOpenFd() {
+  int highest = 0;
+  DIR* d = opendir("/proc/self/fd");
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    if (e->d_name[0] != '.') highest = std::max(highest, std::atoi(e->d_name));
+  }
+  if (d) closedir(d);
+  return highest;
+}
+
+// The process out of file descriptors while a client waits in the listen backlog: the
+// server must wait for descriptors, not spin on accept (a core at 100% for as long as
+// the shortage lasts), and serve the client once one is free.
+TEST_F(TcpServerTest, RunningOutOfDescriptorsDoesNotSpin) {
+  ASSERT_TRUE(Connect().Call(Frame(kPing, 1, 0, 0, "warm")));
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  std::vector<int> filler;
+  struct Restore {
+    rlimit limit;
+    std::vector<int>& fds;
+    ~Restore() {
+      for (int fd : fds) ::close(fd);
+      setrlimit(RLIMIT_NOFILE, &limit);
+    }
+  } restore{old, filler};
+  rlimit low = old;
+  low.rlim_cur = static_cast<rlim_t>(HighestOpenFd() + 64);  // a table small enough to fill
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  for (int fd; (fd = ::dup(STDERR_FILENO)) >= 0;) filler.push_back(fd);
+  ASSERT_EQ(errno, EMFILE);
+  ::close(filler.back());  // one descriptor free: the client's; none for the server's accept
+  filler.pop_back();
+  TcpClient waiting = Connect();
+  ASSERT_TRUE(waiting.connected()) << std::strerror(waiting.connect_errno());
+
+  const double cpu_before = ProcessCpuMs();
+  const auto start = Clock::now();
+  std::this_thread::sleep_for(milliseconds(300));  // the span over which CPU use is measured
+  const double cpu_ms = ProcessCpuMs() - cpu_before, wall_ms = MillisSince(start);
+  std::printf("[ figure ] out of descriptors: %.0f ms of CPU over %.0f ms\n", cpu_ms, wall_ms);
+  EXPECT_LT(cpu_ms, wall_ms / 3) << "the accept loop spins while descriptors are short";
+
+  for (int i = 0; i < 8 && !filler.empty(); ++i) {  // descriptors free again
+    ::close(filler.back());
+    filler.pop_back();
+  }
+  auto r = waiting.Call(Frame(kPing, 2, 0, 0, "served"), milliseconds(3000));
+  ASSERT_TRUE(r) << "the waiting client was never accepted";
+  EXPECT_EQ(r->data, "served");
 }
 
 // Frames the server cannot read as requests get an error response each, and the
