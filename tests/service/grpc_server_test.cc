@@ -314,7 +314,7 @@ class GrpcHealthTest : public GrpcServerTest {
  protected:
   ServiceConfig Config() override {
     ServiceConfig c = TestConfig();
-    c.drain_timeout_ms = 500;  // open health watches hold a drain to its end (see below)
+    c.drain_timeout_ms = 10000;  // far beyond the test: open watches must not hold the drain
     return c;
   }
   HealthCheckResponse::ServingStatus Check(const std::string& service, grpc::Status* status) {
@@ -371,9 +371,9 @@ TEST_F(GrpcHealthTest, NotServingOnceDrainStarts) {
     watch->Finish();
   }
   drained.get();
-  // gRPC's own health service ends a watch only when the call is cancelled, which
-  // Shutdown does at the drain deadline: the drain takes drain_timeout_ms, never more.
-  EXPECT_LT(MillisSince(start), server().config().drain_timeout_ms + 2000);
+  // The drain ends the watches (docs/service.md "Drain"): they do not hold it to its
+  // timeout. 5 s: far below the 10 s timeout, far above a loaded machine's noise.
+  EXPECT_LT(MillisSince(start), 5000);
 }
 
 }  // namespace
