@@ -1,6 +1,5 @@
 #include "service/request_handler.h"
 
-#include <optional>
 #include <string>
 
 #include "rosetta/codec/transcode.h"
@@ -13,14 +12,10 @@ constexpr size_t kKeptOutputBytes = 1 << 20;
 
 const codec::Schema* g_schema = nullptr;
 
-// The thread's output buffer, kept between requests. Made anew after an
-// output_too_large: OutputBuffer::Begin does not clear the over-limit flag that Grow sets,
-// so the thread's next refusal (a budget) would be reported as output_too_large.
-std::optional<codec::OutputBuffer>& ThreadOutputSlot() {
-  thread_local std::optional<codec::OutputBuffer> out(std::in_place);
+codec::OutputBuffer& ThreadOutput() {
+  thread_local codec::OutputBuffer out;
   return out;
 }
-codec::OutputBuffer& ThreadOutput() { return *ThreadOutputSlot(); }
 
 bool KnownFormat(codec::Format f) {
   int i = static_cast<int>(f);
@@ -54,15 +49,6 @@ codec::Status RunRequest(const Request& r, std::string_view* output) {
   t.to = r.output;
   codec::OutputBuffer& out = ThreadOutput();
   codec::Status s = codec::Transcode(t, out);
-  // OutputBuffer checks max_output_bytes only when it grows, so a thread's warm buffer let
-  // a request's output pass its limit unnoticed: checked here for every request.
-  if (s.ok() && out.size() > r.limits.max_output_bytes) {
-    s.code = codec::ErrorCode::kOutputTooLarge;
-    s.offset = r.payload.size();
-    s.message = "output of " + std::to_string(out.size()) + " bytes passes max_output_bytes " +
-                std::to_string(r.limits.max_output_bytes);
-  }
-  if (s.code == codec::ErrorCode::kOutputTooLarge) ThreadOutputSlot().emplace();
   if (s.ok()) *output = out.view();
   return s;
 }
