@@ -55,6 +55,7 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
   Writer writer(ctx, out);
   if (!ctx.status.ok()) [[unlikely]] return false;  // its container stack did not fit the budget
   ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
+  ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
   return ReadAny(From, ctx, writer, input, padding);
 }
 
@@ -126,6 +127,7 @@ Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
   }
   if (!IsCoreFormat(request.from)) return Unsupported(request.from);
   Context ctx(request.limits, request.options);
+  ctx.tags_kept = true;  // a payload is judged in its own format, where tags are part of keys
   NullSink sink;
   if (!ReadAny(request.from, ctx, sink, request.input, request.input_padding) && ctx.status.ok()) {
     ctx.status.code = ErrorCode::kSyntax;

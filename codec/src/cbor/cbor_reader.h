@@ -134,6 +134,7 @@ bool CborReader<S>::Read(std::string_view input) {
   const Limits& limits = st_.ctx().limits;
   bool tagged = false;      // a tag was read and its item is due
   bool key_tagged = false;  // the item just read had a tag
+  uint64_t key_tag = 0;     // its innermost tag
   uint64_t item = 0;        // where the item being read starts: its first tag, if it has one
   for (;;) {
     uint64_t start = pos_ - begin_;
@@ -217,6 +218,7 @@ bool CborReader<S>::Read(std::string_view input) {
           if (!sink_.Tag(arg)) return SinkFailed(item);
           tagged = true;
           key_tagged = true;
+          key_tag = arg;
           continue;  // the tagged item follows; together they are one item
         default: {  // 7: simple values and floats (RFC 8949 3.3)
           bool ok;
@@ -266,10 +268,24 @@ bool CborReader<S>::Read(std::string_view input) {
         return Fail(ErrorCode::kTooManyItems, start, "container passes max_items " + std::to_string(limits.max_items));
       }
       ++f.index;
-      // A tagged key is an item of its own kind (a bignum, an ext): not compared, unless the
-      // output is JSON, which drops tags and writes the key itself.
-      const bool distinct = key_tagged && !st_.ctx().json_member_names;
-      if (f.is_map && (f.index & 1) && !st_.Key(distinct ? KeyKind::kOther : kind, key, num, start)) return false;
+      if (f.is_map && (f.index & 1)) {
+        // A tagged key: into CBOR the tag stays, so it is its own key (not compared). Into
+        // JSON or MessagePack most tags are dropped, so it is compared by its content; a
+        // bignum that fits 64 bits is the integer it becomes; an ext stays distinct.
+        if (key_tagged) {
+          const Context& c = st_.ctx();
+          if (c.tags_kept || (key_tag >= kTagMsgpackExtBase && key_tag <= kTagMsgpackExtBase + 0xff)) {
+            kind = KeyKind::kOther;
+          } else if ((key_tag == kTagPositiveBignum || key_tag == kTagNegativeBignum) && kind == KeyKind::kBytes &&
+                     key.size() <= 8) {
+            num = 0;
+            for (char ch : key) num = num << 8 | static_cast<uint8_t>(ch);
+            kind = key_tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt;
+            key = {};
+          }
+        }
+        if (!st_.Key(kind, key, num, start)) return false;
+      }
     }
   }
   if (pos_ != end_) {

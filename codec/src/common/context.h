@@ -25,6 +25,8 @@ struct Context {
   // The output is JSON, where an integer key is written as its decimal text: key identity
   // for duplicates is then the member name ("1" and 1 are the same key).
   bool json_member_names = false;
+  // The output keeps CBOR tags (it is CBOR): a tagged key differs from its untagged item.
+  bool tags_kept = false;
 
   [[gnu::cold]] bool Fail(ErrorCode code, std::string message) {
     if (status.ok()) {
