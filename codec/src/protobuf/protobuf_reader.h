@@ -84,6 +84,8 @@ class ProtobufReader {
     return Fail(ErrorCode::kSyntax, *at, "varint longer than 10 bytes");
   }
 
+  // A tag is a varint of 32 bits: at most 5 bytes (as libprotobuf reads it).
+  [[gnu::cold]] bool BadTag(uint64_t at) { return Fail(ErrorCode::kSyntax, at, "field tag longer than 5 bytes or 32 bits"); }
   bool Index(const MessageInfo& m, const Range* ranges, size_t n, size_t* first);
   // Setting a oneof member clears the others: of the occurrences [i, j) of the member
   // that won, those before the last occurrence of another member of its oneof are void
@@ -186,6 +188,7 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
       const uint64_t tag_at = at;
       uint64_t tag = 0;
       if (!Varint(&at, end, &tag)) return false;
+      if (at - tag_at > 5 || tag > 0xffffffffu) return BadTag(tag_at);
       const uint64_t number = tag >> 3;
       const uint8_t wire = tag & 7;
       if (number == 0 || number > 536870911) return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(number));
@@ -371,6 +374,7 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         const uint64_t tag_at = p;
         uint64_t tag = 0, v = 0;
         if (!Varint(&p, entry_occ.end, &tag)) return false;
+        if (p - tag_at > 5 || tag > 0xffffffffu) return BadTag(tag_at);
         const uint8_t wire = tag & 7;
         if ((tag >> 3) == 0 || (tag >> 3) > 536870911) {
           return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(tag >> 3) + " in a map entry");

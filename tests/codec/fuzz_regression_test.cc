@@ -1,0 +1,46 @@
+// Inputs the fuzz targets found (tests/fuzz), kept as regression tests, each with the
+// property that failed.
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "codec_test_support.h"
+
+namespace rosetta::codec::testing {
+namespace {
+
+// fuzz_transcode / fuzz_roundtrip: an empty indefinite-length string reached memcpy with a
+// null source (undefined behaviour under UBSan).
+TEST(FuzzRegression, EmptyIndefiniteStringsTranscode) {
+  EXPECT_EQ(CborToJson("9f 5f ff 7f ff ff").out, "[\"\",\"\"]");
+  EXPECT_EQ(CborToCbor("9f 5f ff 7f ff ff").out, "824060");
+}
+
+// fuzz_msgpack_reader: ext keys of different types with equal data were duplicates once
+// they became tagged CBOR keys. They are distinct keys.
+TEST(FuzzRegression, ExtKeysOfDifferentTypesAreDistinct) {
+  Result r = MsgpackToCbor("82 d4 01 41 00 d4 02 41 00");
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_TRUE(Check(Format::kCbor, Hex(r.out)).status.ok());
+}
+
+// fuzz_cbor_reader: tag-2 keys with integer content are integers into MessagePack, where
+// the tag is dropped: {2(1): 0, 2(2(1)): 0} would be {1: 0, 1: 0}.
+TEST(FuzzRegression, TaggedKeysThatCollideOnceTheTagIsDroppedAreDuplicates) {
+  EXPECT_EQ(CodeName(CborToMsgpack("a2 c2 01 00 c2 c2 01 00").status.code), "duplicate_key");
+  EXPECT_EQ(CodeName(CborToJson("a2 c2 01 00 c2 c2 01 00").status.code), "duplicate_key");
+  // Into CBOR (and in validation) the tags are part of the keys: distinct.
+  EXPECT_TRUE(CborToCbor("a2 c2 01 00 c2 c2 01 00").status.ok());
+  EXPECT_TRUE(Check(Format::kCbor, Hex("a2 c2 01 00 c2 c2 01 00")).status.ok());
+}
+
+// fuzz_roundtrip: MessagePack -> MessagePack kept a float32 NaN's payload while
+// MessagePack -> CBOR -> MessagePack gave the canonical NaN. Every NaN is now canonical.
+TEST(FuzzRegression, EveryNanIsTheCanonicalQuietNan) {
+  EXPECT_EQ(MsgpackToMsgpack("ca 7f 80 00 01").out, "ca7fc00000");
+  EXPECT_EQ(MsgpackToMsgpack("ca ff c0 12 34").out, "ca7fc00000");
+}
+
+}  // namespace
+}  // namespace rosetta::codec::testing
