@@ -35,6 +35,14 @@ TEST(FuzzRegression, TaggedKeysThatCollideOnceTheTagIsDroppedAreDuplicates) {
   EXPECT_TRUE(Check(Format::kCbor, Hex("a2 c2 01 00 c2 c2 01 00")).status.ok());
 }
 
+// fuzz_msgpack_reader: a timestamp key of 0 seconds and the integer key 0 both become the
+// member "0" in JSON; into JSON they are duplicates, into CBOR (tag 1 kept) they are not.
+TEST(FuzzRegression, TimestampKeyAndIntegerKeyCollideInJson) {
+  const char* map = "82 d7 ff 00 00 00 00 00 00 00 00 00 00 00";
+  EXPECT_EQ(CodeName(MsgpackToJson(map).status.code), "duplicate_key");
+  EXPECT_TRUE(MsgpackToCbor(map).status.ok());
+}
+
 // fuzz_roundtrip: MessagePack -> MessagePack kept a float32 NaN's payload while
 // MessagePack -> CBOR -> MessagePack gave the canonical NaN. Every NaN is now canonical.
 TEST(FuzzRegression, EveryNanIsTheCanonicalQuietNan) {

@@ -57,6 +57,27 @@ class MsgpackReader {
     return true;
   }
   bool Ext(int8_t type, std::string_view data, uint64_t start);
+  // A timestamp ext's data with no nanoseconds: its seconds as an integer key.
+  static void WholeSecondsKey(std::string_view data, KeyKind* kind, uint64_t* num) {
+    const auto* p = reinterpret_cast<const u8*>(data.data());
+    auto big = [p](size_t at, size_t n) {
+      uint64_t x = 0;
+      for (size_t i = 0; i < n; ++i) x = x << 8 | p[at + i];
+      return x;
+    };
+    int64_t seconds;
+    if (data.size() == 4) {
+      seconds = static_cast<int64_t>(big(0, 4));
+    } else if (data.size() == 8 && (big(0, 8) >> 34) == 0) {
+      seconds = static_cast<int64_t>(big(0, 8));
+    } else if (data.size() == 12 && big(0, 4) == 0) {
+      seconds = static_cast<int64_t>(big(4, 8));
+    } else {
+      return;
+    }
+    *kind = seconds >= 0 ? KeyKind::kUint : KeyKind::kNegInt;
+    *num = seconds >= 0 ? static_cast<uint64_t>(seconds) : ~static_cast<uint64_t>(seconds);
+  }
 
   ReaderState st_;
   S& sink_;
@@ -177,6 +198,8 @@ bool MsgpackReader<S>::Read(std::string_view input) {
             std::string_view data;
             if (!Fixed(1, start, &type) || !Payload(v, start, &data)) return false;
             if (!Ext(static_cast<int8_t>(type), data, start)) return false;
+            // As a key into JSON, a whole-second timestamp is the number it becomes there.
+            if (type == 0xff && st_.ctx().json_member_names) WholeSecondsKey(data, &kind, &num);
             break;
           }
           case 0xca:
