@@ -167,6 +167,10 @@ def main():
     cpu = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "codec", "service", "proto"], capture_output=True,
+                           text=True).stdout.strip().splitlines()
+    if dirty:
+        commit += f" + {len(dirty)} uncommitted files in codec/, service/, proto/"
     loads = [r["loadavg_1min"] for r in runs]
 
     print(f"Run {started} on {os.cpu_count()} x {model}, commit {commit}. The machine is shared: the 1-minute load "

@@ -3,7 +3,7 @@
 # format report and the service benchmarks (rosettad vs rosetta-echo, driven by
 # rosetta-load), and writes the "## Service" and "## Datasets" sections of
 # docs/benchmarks.md (other sections are left as they are).
-#   scripts/benchmarks.sh                        # everything (about 10 minutes)
+#   scripts/benchmarks.sh                        # everything (about 8 minutes; REPS=5: 12)
 #   ONLY=service scripts/benchmarks.sh           # or ONLY=datasets
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
 # Knobs: BUILD_DIR (build-benchmarks), SEED (42), REPS (3), DURATION (10), WARMUP (2),
@@ -59,7 +59,8 @@ if [ "$ONLY" = all ] || [ "$ONLY" = datasets ]; then
     echo "  (there is no way to know it was bytes), protobuf stores the bytes."
     echo "- encode MB/s includes reading the CBOR source, so it is a transcode figure; MB/s are of each format's"
     echo "  own size, so compare µs per document across formats."
-    echo "- The machine is shared (other builds and fuzzers run on the same 2 cores): expect ±20% between runs."
+    echo "- Times are the thread's CPU time, so other work on the shared machine does not count as ours; it still"
+    echo "  competes for caches and memory bandwidth: three repeated reports of one document agreed within ~5%."
   } >"$OUT/datasets.md"
   cat "$OUT/datasets.md"
 fi
