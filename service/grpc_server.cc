@@ -206,6 +206,10 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       service_.in_flight_.fetch_sub(1);
       delete this;
     }
+    // OnDone is two instructions: let gRPC run it inline, as it does for DefaultReactor(),
+    // instead of waking an executor thread per call (measured: 17-26 us of CPU per 1 KiB
+    // request instead of 16-17, 72% of the echo baseline's throughput instead of 93%).
+    bool InternalInlineable() override { return true; }
 
    private:
     Service& service_;

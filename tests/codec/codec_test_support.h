@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "heap_counter.h"
+#include "hex.h"
 #include "rosetta/codec/transcode.h"
 
 // Helpers shared by the codec tests: hex literals, one-call transcodes, and a count of
@@ -14,8 +15,8 @@ namespace rosetta::codec::testing {
 
 // "d8 18 41 01" -> bytes; spaces are ignored. Expected bytes are written by hand from the
 // RFCs and the MessagePack spec, never copied from the codec's own output.
-std::string Hex(std::string_view hex);
-std::string ToHex(std::string_view bytes);
+using ::rosetta::testing::Hex;
+inline std::string ToHex(std::string_view bytes) { return ::rosetta::testing::ToHex(bytes); }
 
 struct Result {
   Status status;

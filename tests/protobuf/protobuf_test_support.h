@@ -11,6 +11,7 @@
 #include <google/protobuf/message.h>
 
 #include "heap_counter.h"
+#include "hex.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
 
@@ -36,8 +37,8 @@ std::string Wire(std::string_view text, std::string_view type = kTest);
 // Wire bytes -> text format as libprotobuf parses them ("<unparsable>" if it cannot).
 std::string Text(std::string_view wire, std::string_view type = kTest);
 
-std::string Hex(std::string_view hex);  // "0a 03" -> bytes, spaces ignored
-std::string ToHex(std::string_view bytes);
+using ::rosetta::testing::Hex;  // "0a 03" -> bytes, spaces ignored
+inline std::string ToHex(std::string_view bytes) { return ::rosetta::testing::ToHex(bytes, " "); }
 
 // Wire pieces written by hand, for inputs libprotobuf would never serialize.
 std::string Varint(uint64_t v);
