@@ -207,26 +207,20 @@ T* GetOrCreate(std::atomic<T*>& slot, F make) {
 
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
-      requests_(prometheus::BuildCounter()
-                    .Name("rosetta_requests_total")
-                    .Help("Requests handled, by transport, op, formats and outcome (ok or an error code).")
-                    .Register(*registry_)),
-      duration_(prometheus::BuildHistogram()
-                    .Name("rosetta_request_duration_seconds")
-                    .Help("Time to handle one request, from its arrival to its response.")
-                    .Register(*registry_)),
-      payload_(prometheus::BuildHistogram()
-                   .Name("rosetta_request_payload_bytes")
-                   .Help("Payload size per request, in and out.")
-                   .Register(*registry_)),
-      allocated_(prometheus::BuildHistogram()
-                     .Name("rosetta_request_allocated_bytes")
-                     .Help("Heap bytes allocated while handling one request.")
-                     .Register(*registry_)),
-      allocations_(prometheus::BuildHistogram()
-                       .Name("rosetta_request_allocations")
-                       .Help("Heap allocations made while handling one request.")
-                       .Register(*registry_)),
+      requests_(std::make_shared<ShardedFamily<ShardedCounter>>(
+          "rosetta_requests_total", "Requests handled, by transport, op, formats and outcome (ok or an error code).",
+          prometheus::MetricType::Counter)),
+      duration_(std::make_shared<ShardedFamily<ShardedHistogram>>(
+          "rosetta_request_duration_seconds", "Time to handle one request, from its arrival to its response.",
+          prometheus::MetricType::Histogram)),
+      payload_(std::make_shared<ShardedFamily<ShardedHistogram>>(
+          "rosetta_request_payload_bytes", "Payload size per request, in and out.", prometheus::MetricType::Histogram)),
+      allocated_(std::make_shared<ShardedFamily<ShardedHistogram>>(
+          "rosetta_request_allocated_bytes", "Heap bytes allocated while handling one request.",
+          prometheus::MetricType::Histogram)),
+      allocations_(std::make_shared<ShardedFamily<ShardedHistogram>>(
+          "rosetta_request_allocations", "Heap allocations made while handling one request.",
+          prometheus::MetricType::Histogram)),
       rejected_(prometheus::BuildCounter()
                     .Name("rosetta_rejected_total")
                     .Help("Refusals, including those before any handler runs, by reason.")
@@ -241,13 +235,13 @@ Metrics::Metrics()
                              .Register(*registry_)),
       process_(std::make_shared<ProcessCollector>()) {
   for (int t = 0; t < kTransports; ++t) {
-    payload_slots_[t * 2] = &payload_.Add({{"transport", kTransportNames[t]}, {"direction", "in"}}, SizeBuckets());
-    payload_slots_[t * 2 + 1] = &payload_.Add({{"transport", kTransportNames[t]}, {"direction", "out"}}, SizeBuckets());
+    payload_slots_[t * 2] = payload_->Add({{"transport", kTransportNames[t]}, {"direction", "in"}}, SizeBuckets());
+    payload_slots_[t * 2 + 1] = payload_->Add({{"transport", kTransportNames[t]}, {"direction", "out"}}, SizeBuckets());
     for (int o = 0; o < kOps; ++o) {
       allocated_slots_[t * kOps + o] =
-          &allocated_.Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, SizeBuckets());
+          allocated_->Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, SizeBuckets());
       allocations_slots_[t * kOps + o] =
-          &allocations_.Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, CountBuckets());
+          allocations_->Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, CountBuckets());
     }
     for (int r = 0; r < kRejections; ++r) {
       rejected_slots_[t * kRejections + r] =
@@ -289,6 +283,10 @@ int Metrics::Expose(const std::string& listen) {
   }
   exposer_->RegisterCollectable(grpc_connections_);  // first: it refreshes gauges the registry then reports
   exposer_->RegisterCollectable(registry_);
+  for (auto family : std::initializer_list<std::shared_ptr<prometheus::Collectable>>{requests_, duration_, payload_,
+                                                                                    allocated_, allocations_}) {
+    exposer_->RegisterCollectable(family);
+  }
   exposer_->RegisterCollectable(process_);
   auto ports = exposer_->GetListeningPorts();
   exposer_port_ = ports.empty() ? -1 : ports.front();
@@ -304,16 +302,16 @@ void Metrics::Record(const RequestRecord& r) {
   const int in = FormatIndex(r.input), out = r.op == Op::kTranscode ? FormatIndex(r.output) : 0;
   const int code = static_cast<int>(r.outcome);
   const size_t request_slot = (((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out) * codec::kErrorCodeCount + code;
-  GetOrCreate(request_slots_[request_slot], [&]() -> prometheus::Counter& {
-    return requests_.Add({{"transport", kTransportNames[t]},
+  GetOrCreate(request_slots_[request_slot], [&]() -> ShardedCounter& {
+    return *requests_->Add({{"transport", kTransportNames[t]},
                           {"op", kOpNames[o]},
                           {"input", FormatLabel(in)},
                           {"output", FormatLabel(out)},
                           {"outcome", std::string(codec::CodeName(r.outcome))}});
   })->Increment();
   const size_t duration_slot = ((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out;
-  GetOrCreate(duration_slots_[duration_slot], [&]() -> prometheus::Histogram& {
-    return duration_.Add({{"transport", kTransportNames[t]},
+  GetOrCreate(duration_slots_[duration_slot], [&]() -> ShardedHistogram& {
+    return *duration_->Add({{"transport", kTransportNames[t]},
                           {"op", kOpNames[o]},
                           {"input", FormatLabel(in)},
                           {"output", FormatLabel(out)}},

@@ -16,6 +16,7 @@
 
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/status.h"
+#include "service/sharded_metrics.h"
 
 namespace rosetta::service {
 
@@ -79,23 +80,24 @@ class Metrics {
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::string exposer_wake_address_;  // a loopback or bound IP of the listener, for ~Metrics
   int exposer_port_ = -1;
-  prometheus::Family<prometheus::Counter>& requests_;
-  prometheus::Family<prometheus::Histogram>& duration_;
-  prometheus::Family<prometheus::Histogram>& payload_;
-  prometheus::Family<prometheus::Histogram>& allocated_;
-  prometheus::Family<prometheus::Histogram>& allocations_;
+  // Written on every request: sharded, lock-free (sharded_metrics.h).
+  std::shared_ptr<ShardedFamily<ShardedCounter>> requests_;
+  std::shared_ptr<ShardedFamily<ShardedHistogram>> duration_;
+  std::shared_ptr<ShardedFamily<ShardedHistogram>> payload_;
+  std::shared_ptr<ShardedFamily<ShardedHistogram>> allocated_;
+  std::shared_ptr<ShardedFamily<ShardedHistogram>> allocations_;
   prometheus::Family<prometheus::Counter>& rejected_;
   prometheus::Family<prometheus::Gauge>& connections_active_;
   prometheus::Family<prometheus::Counter>& connections_total_;
   std::shared_ptr<prometheus::Collectable> process_;
   std::shared_ptr<prometheus::Collectable> grpc_connections_;
 
-  std::array<Slot<prometheus::Counter>, kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>
+  std::array<Slot<ShardedCounter>, kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>
       request_slots_{};
-  std::array<Slot<prometheus::Histogram>, kTransports * kOps * kFormatLabels * kFormatLabels> duration_slots_{};
-  std::array<prometheus::Histogram*, kTransports * 2> payload_slots_{};
-  std::array<prometheus::Histogram*, kTransports * kOps> allocated_slots_{};
-  std::array<prometheus::Histogram*, kTransports * kOps> allocations_slots_{};
+  std::array<Slot<ShardedHistogram>, kTransports * kOps * kFormatLabels * kFormatLabels> duration_slots_{};
+  std::array<ShardedHistogram*, kTransports * 2> payload_slots_{};
+  std::array<ShardedHistogram*, kTransports * kOps> allocated_slots_{};
+  std::array<ShardedHistogram*, kTransports * kOps> allocations_slots_{};
   std::array<prometheus::Counter*, kTransports * kRejections> rejected_slots_{};
   std::array<prometheus::Gauge*, kTransports> active_slots_{};
   std::array<prometheus::Counter*, kTransports> total_slots_{};
