@@ -44,5 +44,13 @@ TEST(ProtobufFuzzRegression, FieldNumberZeroInsideAMapEntryIsRefused) {
   ExpectSameVerdictAsLibprotobuf(LenField(3, LenField(1, entry)), "syntax");
 }
 
+TEST(ProtobufFuzzRegression, ValueKindReplacedByALaterOneIsStillChecked) {
+  // maps.string_value {"k": Value}: the Value's list_value (6) is malformed (wire type 6),
+  // then bool_value (4) replaces it in the oneof.
+  const std::string value = LenField(6, Hex("2e b5")) + VarintField(4, 1);
+  const std::string entry = LenField(1, "k") + LenField(2, value);
+  ExpectSameVerdictAsLibprotobuf(LenField(3, LenField(15, entry)), "syntax");
+}
+
 }  // namespace
 }  // namespace rosetta::codec

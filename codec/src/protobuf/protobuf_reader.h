@@ -674,6 +674,18 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
     }
     return found;
   };
+  // A text field given more than once (a StringValue, an Any's type_url): the last is
+  // used, the earlier ones are still checked, as libprotobuf parses them.
+  if (m.well_known != WellKnown::kValue) {
+    for (size_t k = first; k < end; ++k) {
+      const FieldInfo& f = m.fields[occ_[k].field];
+      if (f.type == google::protobuf::FieldDescriptor::TYPE_STRING && &occ_[k] != last(f.number) &&
+          !Check(f, occ_[k], depth + 1)) {
+        occ_.Truncate(mark);
+        return false;
+      }
+    }
+  }
   auto varint = [&](const Occ* o) {
     uint64_t v = 0, p = o ? o->begin : 0;
     if (o) Varint(&p, o->end, &v);
@@ -749,7 +761,11 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       while (i > first && occ_[i - 1].field == kind->field) --i;
       const FieldInfo& f = m.fields[kind->field];
       const size_t from = AfterOtherOneofMembers(m, first, end, i, j);
-      ok = Field(m, f, from, j - from, depth);
+      // The members this kind replaced are still checked, as libprotobuf parses them.
+      for (size_t k = first; k < end && ok; ++k) {
+        if (k < from || k >= j) ok = Check(m.fields[occ_[k].field], occ_[k], depth + 1);
+      }
+      ok = ok && Field(m, f, from, j - from, depth);
       break;
     }
     case WellKnown::kAny: {
