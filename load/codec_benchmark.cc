@@ -275,9 +275,28 @@ std::vector<Document>& Documents() {
   return documents;
 }
 
+// The documents: the corpus trio, or ROSETTA_BENCH_DOCS="DIR:name,name,..." (DIR/name.json),
+// e.g. the data sets of rosetta-datasets, for the same table on them.
+std::pair<std::string, std::vector<std::string>> BenchDocuments() {
+  if (const char* env = std::getenv("ROSETTA_BENCH_DOCS"); env != nullptr && *env != '\0') {
+    std::string spec(env);
+    const size_t colon = spec.rfind(':');
+    std::vector<std::string> names;
+    for (size_t at = colon + 1; at <= spec.size();) {
+      size_t comma = spec.find(',', at);
+      if (comma == std::string::npos) comma = spec.size();
+      if (comma > at) names.push_back(spec.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return {spec.substr(0, colon), names};
+  }
+  return {CorpusDir(), {"twitter", "citm_catalog", "canada"}};
+}
+
 void RegisterAll() {
-  const std::string dir = CorpusDir();
-  for (const char* name : {"twitter", "citm_catalog", "canada"}) {
+  const auto [dir, names] = BenchDocuments();
+  for (const std::string& name_string : names) {
+    const char* name = name_string.c_str();
     Document doc;
     doc.name = name;
     std::string bytes;
