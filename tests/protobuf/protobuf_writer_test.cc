@@ -223,9 +223,9 @@ TEST(ProtobufWriterTest, WrongJsonTypeForAFieldIsASchemaMismatch) {
 // --- unknown members ------------------------------------------------------------------------
 
 TEST(ProtobufWriterTest, UnknownMemberIsASchemaMismatchWithItsPath) {
-  // Located at the member's value.
-  EXPECT_PB_REFUSED(FromJson(R"({"items":[{"name":"a","bogus":1}]})"), "schema_mismatch", 30, "/items/0/bogus");
-  EXPECT_PB_REFUSED(FromJson(R"({"bogus":1})"), "schema_mismatch", 9, "/bogus");
+  // Located at the member's name, and named by the path.
+  EXPECT_PB_REFUSED(FromJson(R"({"items":[{"name":"a","bogus":1}]})"), "schema_mismatch", 22, "/items/0/bogus");
+  EXPECT_PB_REFUSED(FromJson(R"({"bogus":1})"), "schema_mismatch", 1, "/bogus");
 }
 
 TEST(ProtobufWriterTest, BadValueDeepInsideNamesItsPath) {

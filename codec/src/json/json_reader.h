@@ -251,14 +251,21 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         ondemand::field field;
         if (auto e = (*level.object).get(field)) [[unlikely]] return Malformed(e);
         std::string_view key;
+        // Where the key starts, taken before unescaped_key() consumes it (field.key() is
+        // undefined afterwards: simdjson assumes a live key).
+        const char* key_at = reinterpret_cast<const char*>(field.key().raw()) - 1;
         if (auto e = field.unescaped_key().get(key)) [[unlikely]] return Malformed(e);
         if (key.size() > limits.max_string_bytes) [[unlikely]] return Malformed(simdjson::STRING_ERROR);
         if (f.index >= limits.max_items * 2) [[unlikely]] return Malformed(simdjson::TAPE_ERROR);
-        if (!sink_.Text(key)) return FailAt(field.key().raw() - 1);
+        if (!sink_.Text(key)) [[unlikely]] {
+          ++f.index;  // the path names the member the sink refused
+          st_.SetKey(KeyKind::kText, key, 0);
+          return FailAt(key_at);
+        }
         ++f.index;
         if (!st_.Key(KeyKind::kText, key, 0, 0)) {
           // A duplicate is located by the exact re-read; running out of budget is not.
-          return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(simdjson::TAPE_ERROR) : FailAt(field.key().raw() - 1);
+          return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(simdjson::TAPE_ERROR) : FailAt(key_at);
         }
         value = field.value();
       }
