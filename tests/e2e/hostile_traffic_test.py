@@ -13,6 +13,9 @@ from rosettad_process import Rosettad, tcp_frame  # noqa: E402
 
 ROSETTAD, PROJECT = sys.argv[1], sys.argv[2]
 SOAK = int(sys.argv[sys.argv.index('--soak') + 1]) if '--soak' in sys.argv else 20
+# A rosettad built with AddressSanitizer keeps freed memory in its quarantine, so RSS says
+# nothing about leaks or bounds there: the memory checks are made on the Release build.
+SANITIZED = '--sanitized' in sys.argv
 JSON, CBOR, MSGPACK, PROTOBUF = 1, 2, 3, 4
 STATUS = {1: 'truncated', 2: 'syntax', 3: 'invalid_utf8', 4: 'depth_exceeded', 5: 'input_too_large',
           6: 'output_too_large', 7: 'string_too_large', 8: 'too_many_items', 9: 'budget_exceeded',
@@ -97,7 +100,7 @@ def main():
         for fmt, payload in claims.items():
             st, _, data = transcode(host, port, payload[:65536], fmt, JSON)
             check(st in (1, 4, 5, 7), 'inner claim fmt %d: status %d %s' % (fmt, st, data[:60]))
-        check(rss_kib(pid) - before < 4096, 'claims grew RSS by %d KiB' % (rss_kib(pid) - before))
+        check(SANITIZED or rss_kib(pid) - before < 4096, 'claims grew RSS by %d KiB' % (rss_kib(pid) - before))
 
         # 2. 1,000 stalled connections while another connection is served.
         stalled = []
@@ -149,7 +152,7 @@ def main():
             lazy.append(c)
         time.sleep(1)
         grew = rss_kib(pid) - before
-        check(grew < 64 * 1024, 'clients that never read grew RSS by %d KiB' % grew)
+        check(SANITIZED or grew < 64 * 1024, 'clients that never read grew RSS by %d KiB' % grew)
         print('20 clients that never read: RSS +%d KiB' % grew)
         st, _, out = transcode(host, port, good)
         check(st == 0 and out == good_cbor, 'request beside clients that never read: %d' % st)
@@ -224,7 +227,7 @@ def main():
         print('soak %d s: %d valid answered, %d invalid refused; RSS at %s %d KiB, at the end %d KiB, max %d KiB' %
               (SOAK, counts['ok'], counts['refused'], '1 min' if SOAK >= 300 else '1/5', early, late, max(samples)))
         check(counts['ok'] > 0 and counts['refused'] > 0, 'soak made no traffic')
-        check(late <= early * 1.10 + 1024, 'RSS did not plateau: %d KiB -> %d KiB' % (early, late))
+        check(SANITIZED or late <= early * 1.10 + 1024, 'RSS did not plateau: %d KiB -> %d KiB' % (early, late))
         check(d.proc.poll() is None, 'rosettad exited during the test')
         check(d.terminate(10) == 0, 'rosettad did not exit 0 on SIGTERM')
     print('%d passed, %d failed' % (0 if failures else 1, 1 if failures else 0))
