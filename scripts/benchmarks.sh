@@ -4,7 +4,7 @@
 # rosetta-load), and writes the "## Service" and "## Datasets" sections of
 # docs/benchmarks.md (other sections are left as they are).
 #   scripts/benchmarks.sh                        # everything (about 8 minutes; REPS=5: 12)
-#   ONLY=service scripts/benchmarks.sh           # or ONLY=datasets
+#   ONLY=service scripts/benchmarks.sh           # or ONLY=datasets, ONLY=codec
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
 # Knobs: BUILD_DIR (build-benchmarks), SEED (42), REPS (3), DURATION (10), WARMUP (2),
 # CONNECTIONS (4), INFLIGHT (16), OPEN_INFLIGHT (64), RATE_FRACTIONS (0.7,0.35: open-loop rates as
@@ -98,3 +98,14 @@ for heading, body in sections:
 open(path, "w").write(doc.rstrip("\n") + "\n")
 print(f"benchmarks.sh: wrote {', '.join(h for h, _ in sections)} of {path}", file=sys.stderr)
 PY
+
+# The codec tables (docs/benchmarks.md "Results"), then the same table on the data sets
+# ("Codec table on the data sets"): printed for the page, by scripts/bench.sh.
+if [ "$ONLY" = all ] || [ "$ONLY" = codec ]; then
+  scripts/bench.sh > "$OUT/codec.md"
+  if [ -f "$BUILD/datasets/log.json" ]; then  # made by the datasets part above
+    ROSETTA_BENCH_DOCS="$BUILD/datasets:log,mesh,minecraft_savedata,mk48" REPS=3 MIN_TIME=0.2 \
+      scripts/bench.sh > "$OUT/codec_datasets.md"
+  fi
+  echo "benchmarks.sh: codec tables in $OUT/codec.md and $OUT/codec_datasets.md" >&2
+fi
