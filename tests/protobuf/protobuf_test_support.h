@@ -11,6 +11,7 @@
 #include <google/protobuf/message.h>
 
 #include "heap_counter.h"
+#include "claim_assertions.h"
 #include "hex.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
@@ -110,17 +111,3 @@ void PrintTo(const Status& s, std::ostream* os);
     EXPECT_EQ(r_.status.path, json_pointer) << r_.status.message;                           \
   } while (0)
 
-// A refused claim: the request was charged, and asked the heap, for nothing near it.
-#define EXPECT_NOTHING_ALLOCATED_FOR(result, claim)                                               \
-  do {                                                                                            \
-    const auto& r_ = (result);                                                                    \
-    const uint64_t claim_ = (claim);                                                              \
-    EXPECT_LT(r_.stats.allocated_bytes, 4096u) << "charged to the budget for a claim of " << claim_; \
-    EXPECT_LT(r_.stats.peak_bytes, 4096u) << "charged to the budget for a claim of " << claim_;   \
-    EXPECT_LT(r_.stats.peak_bytes, claim_);                                                       \
-    if (::rosetta::testing::HeapCountingAvailable()) {                                            \
-      EXPECT_LT(r_.heap.largest, 16384u) << "largest heap request for a claim of " << claim_;     \
-      EXPECT_LT(r_.heap.bytes, 65536u) << "heap bytes requested for a claim of " << claim_;       \
-      EXPECT_LT(r_.heap.bytes, claim_);                                                           \
-    }                                                                                             \
-  } while (0)
