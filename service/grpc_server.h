@@ -12,8 +12,9 @@ namespace rosetta::service {
 
 // The gRPC front-end: rosetta.v1.Transcoder (callback API), health checking and
 // reflection. Two size limits: gRPC's receive limit (grpc_max_receive_bytes, a hard cap
-// enforced by the library, whose refusals no application code sees) and, below it, the
-// request's max_input_bytes, refused by the handler and counted as a rejection.
+// enforced by the library before any application code runs; such calls are counted from
+// channelz as rejections with reason before_handler) and, below it, the request's
+// max_input_bytes, refused by the handler and counted as reason input_too_large.
 class GrpcServer {
  public:
   GrpcServer(const ServiceConfig& config, Metrics& metrics);

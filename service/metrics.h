@@ -35,8 +35,9 @@ enum class Rejection : uint8_t {
   kIdleTimeout,      // TCP connection without progress for tcp_idle_timeout_ms
   kBadFrame,         // TCP frame too short for its header, or unknown version/op
   kInputTooLarge,    // payload over the request's max_input_bytes (inside the transport's limit)
+  kBeforeHandler,    // gRPC call ended by the library before any rosettad code saw it
 };
-inline constexpr int kRejections = 6;
+inline constexpr int kRejections = 7;
 
 struct RequestRecord {
   Transport transport;
@@ -68,6 +69,7 @@ class Metrics {
   void ConnectionClosed(Transport transport);
   // gRPC opens and closes connections inside its library; their count is read from its
   // channelz registry (the sockets of server `channelz_id`) each time /metrics is scraped.
+  // So are the calls it ended before any handler ran (reason before_handler, metrics.cc).
   void WatchGrpcServer(intptr_t channelz_id);
 
   std::shared_ptr<prometheus::Registry> registry() { return registry_; }

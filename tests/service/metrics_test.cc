@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include <future>
+
+#include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
 
 #include "rosetta/codec/transcode.h"
@@ -167,8 +170,9 @@ class RejectionMetricsTest : public MetricsTest {
   // Every (transport, reason) keeps its count but those in `moves` (polled: the timeouts
   // fire on server threads).
   void ExpectOnly(std::initializer_list<Move> moves, const Sample& before) {
-    static constexpr const char* kReasons[] = {"frame_too_large", "connection_cap", "frame_timeout",
-                                               "idle_timeout",    "bad_frame",      "input_too_large"};
+    static constexpr const char* kReasons[] = {"frame_too_large", "connection_cap",  "frame_timeout",
+                                               "idle_timeout",    "bad_frame",       "input_too_large",
+                                               "before_handler"};
     auto expected = [&](std::string_view t, std::string_view r) {
       for (const Move& m : moves) {
         if (t == m.transport && r == m.reason) return m.by;
@@ -188,6 +192,18 @@ class RejectionMetricsTest : public MetricsTest {
         EXPECT_EQ(Rejected(after, t, r) - Rejected(before, t, r), expected(t, r)) << t << " " << r;
       }
     }
+  }
+  // A unary call by method name, with raw bytes (any service, known or not).
+  grpc::Status RawCall(const std::string& method, const std::string& request) {
+    grpc::GenericStub stub(grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
+    grpc::Slice slice(request);
+    grpc::ByteBuffer req(&slice, 1), resp;
+    grpc::ClientContext context;
+    SetDeadline(context);
+    std::promise<grpc::Status> done;
+    stub.UnaryCall(&context, method, grpc::StubOptions(), &req, &resp,
+                   [&](grpc::Status s) { done.set_value(std::move(s)); });
+    return done.get_future().get();
   }
   void WaitNoTcpConnections() {
     EXPECT_TRUE(WaitUntil([&] { return Now()("rosetta_connections_active", {"transport=\"tcp\""}) == 0; }));
@@ -223,6 +239,38 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,2,3,4]", 0, 3).ok());
     EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(70 << 10, 'x'), "\""})).ok());
     ExpectOnly({{"tcp", "input_too_large", 1}, {"grpc", "input_too_large", 2}}, before);
+  }
+  {
+    // Over gRPC's own receive limit (4 x 64 KiB + 64 KiB here): the library refuses it
+    // before any handler. The calls around it reach a handler (ours, health, the
+    // library's unimplemented-method one) and are not counted, whatever their status.
+    SCOPED_TRACE("before_handler");
+    const Sample before = Now();
+    // A stream open throughout (an open call is neither completed nor refused).
+    grpc::ClientContext stream_context;
+    SetDeadline(stream_context);
+    auto stream = stub_->TranscodeStream(&stream_context);
+    v1::TranscodeRequest one;
+    one.set_input_format(v1::FORMAT_JSON);
+    one.set_output_format(v1::FORMAT_CBOR);
+    one.set_payload("[1]");
+    v1::TranscodeResponse answer;
+    ASSERT_TRUE(stream->Write(one));
+    ASSERT_TRUE(stream->Read(&answer));
+    EXPECT_TRUE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1]").ok());
+    grpc::Status over = GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(400 << 10, 'x'), "\""}));
+    EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(over.error_message().find("larger than max"), std::string::npos) << over.error_message();
+    EXPECT_TRUE(RawCall("/grpc.health.v1.Health/Check", "").ok());
+    EXPECT_EQ(RawCall("/grpc.health.v1.Health/Check", "\x0a\x04nope").error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(RawCall("/rosetta.v1.Transcoder/NoSuchMethod", "").error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,}").ok());
+    ExpectOnly({{"grpc", "before_handler", 1}}, before);
+    ASSERT_TRUE(stream->Write(one));
+    ASSERT_TRUE(stream->Read(&answer));
+    EXPECT_TRUE(stream->WritesDone());
+    EXPECT_TRUE(stream->Finish().ok());
+    ExpectOnly({{"grpc", "before_handler", 1}}, before);
   }
   WaitNoTcpConnections();
   {
