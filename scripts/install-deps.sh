@@ -12,6 +12,7 @@ PACKAGES=(
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
   python3 python3-grpcio python3-grpc-tools python3-protobuf grpc-proto  # examples, e2e, contract-check
   clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers
+  valgrind                                          # independent count behind the allocation metrics
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

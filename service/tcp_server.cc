@@ -17,6 +17,76 @@ namespace {
 
 constexpr size_t kKeptOutputBytes = 64 << 10;
 
+// Memory for the asynchronous operations of the sessions (a socket wait, a write, a timer
+// wait), recycled per thread. Asio's own per-thread cache keeps one block, and a session
+// has two or three operations outstanding at once (the write of an answer and the wait
+// for the next frame), so each answered frame cost a malloc. A thread keeps up to
+// kSlots blocks of kBlockBytes: in steady state no operation allocates. The pool is the
+// thread's, not a session's, so a block can outlive the session that used it (an
+// operation destroyed at shutdown frees its memory after its handler, and with it the
+// session, is gone).
+class HandlerPool {
+ public:
+  static constexpr size_t kBlockBytes = 256, kSlots = 8;
+  ~HandlerPool() {
+    while (n_ > 0) ::operator delete(free_[--n_]);
+  }
+  void* Allocate(size_t size) {
+    if (size > kBlockBytes) return ::operator new(size);
+    return n_ > 0 ? free_[--n_] : ::operator new(kBlockBytes);
+  }
+  void Deallocate(void* p, size_t size) {
+    if (size <= kBlockBytes && n_ < kSlots) {
+      free_[n_++] = p;
+      return;
+    }
+    ::operator delete(p);
+  }
+  static HandlerPool& ForThisThread() {
+    thread_local HandlerPool pool;
+    return pool;
+  }
+
+ private:
+  void* free_[kSlots];
+  size_t n_ = 0;
+};
+
+template <class T>
+struct PooledAllocator {
+  using value_type = T;
+  PooledAllocator() noexcept = default;
+  template <class U>
+  PooledAllocator(const PooledAllocator<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(HandlerPool::ForThisThread().Allocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { HandlerPool::ForThisThread().Deallocate(p, n * sizeof(T)); }
+  template <class U>
+  bool operator==(const PooledAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PooledAllocator<U>&) const noexcept {
+    return false;
+  }
+};
+
+// A completion handler whose operation's memory comes from the HandlerPool (Asio finds
+// the allocator through allocator_type / get_allocator()).
+template <class F>
+struct Pooled {
+  using allocator_type = PooledAllocator<void>;
+  allocator_type get_allocator() const noexcept { return {}; }
+  template <class... Args>
+  void operator()(Args&&... args) {
+    f(std::forward<Args>(args)...);
+  }
+  F f;
+};
+template <class F>
+Pooled<F> Pool(F f) {
+  return Pooled<F>{std::move(f)};
+}
+
 void PutBe32(std::string& s, uint32_t v) {
   char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
   s.append(b, 4);
@@ -93,32 +163,47 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void DoRead() {
     if (reading_ || closed_) return;
     reading_ = true;
-    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
-      self->reading_ = false;
-      self->OnRead(ec);
-    });
+    socket_.async_wait(tcp::socket::wait_read, Pool([self = shared_from_this()](boost::system::error_code ec) {
+                         self->reading_ = false;
+                         self->OnRead(ec);
+                       }));
   }
 
   void OnRead(boost::system::error_code ec) {
     if (closed_) return;
     if (ec) return Close();
     if (lingering_) return Discard();
+    // Growing the input buffer for a frame is part of handling it: what the reads below
+    // allocate is charged to the next frame this connection answers.
+    const AllocationCount before_read = g_request_metrics ? ThreadAllocations() : AllocationCount{};
+    ReadAvailable(ec);
+    if (g_request_metrics) {
+      const AllocationCount after_read = ThreadAllocations();
+      read_allocations_.bytes += after_read.bytes - before_read.bytes;
+      read_allocations_.count += after_read.count - before_read.count;
+    }
+    if (ec) return Close();
+    ProcessFrames();
+  }
+
+  // Reads what the socket has, up to the frame reader's read-ahead; `ec` is set only for
+  // an error that ends the connection (end of input sets peer_closed_).
+  void ReadAvailable(boost::system::error_code& ec) {
     for (;;) {
       const size_t available = socket_.available(ec);
-      if (ec) return Close();
+      if (ec) return;
       auto [room, want] = frames_.Prepare(available);
-      if (want == 0) break;  // a whole frame and the read-ahead are in: answer them first
+      if (want == 0) return;  // a whole frame and the read-ahead are in: answer them first
       const size_t n = socket_.read_some(asio::buffer(room, want), ec);
       frames_.Commit(n);
-      if (ec == asio::error::would_block || ec == asio::error::try_again) break;
-      if (ec == asio::error::eof) {
-        peer_closed_ = true;
-        break;
+      if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::eof) {
+        if (ec == asio::error::eof) peer_closed_ = true;
+        ec = {};
+        return;
       }
-      if (ec) return Close();
-      if (n < want) break;
+      if (ec) return;
+      if (n < want) return;
     }
-    ProcessFrames();
   }
 
   void ProcessFrames() {
@@ -206,7 +291,11 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       }
       TrimThreadBuffers();
     }
-    server_.metrics_.Record(scope.Finish(Transport::kTcp, r, outcome, bytes_out));
+    RequestRecord record = scope.Finish(Transport::kTcp, r, outcome, bytes_out);
+    record.allocated_bytes += read_allocations_.bytes;
+    record.allocations += read_allocations_.count;
+    read_allocations_ = {};
+    server_.metrics_.Record(record);
   }
 
   void Respond(uint8_t status, uint32_t id, std::string_view data) {
@@ -221,9 +310,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (writing_ || out_.empty() || closed_) return;
     std::swap(out_, sending_);
     writing_ = true;
-    asio::async_write(socket_, asio::buffer(sending_), [self = shared_from_this()](boost::system::error_code ec, size_t) {
-      self->OnWrite(ec);
-    });
+    asio::async_write(socket_, asio::buffer(sending_),
+                      Pool([self = shared_from_this()](boost::system::error_code ec, size_t) { self->OnWrite(ec); }));
   }
 
   void OnWrite(boost::system::error_code ec) {
@@ -259,7 +347,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     deadline_ = Clock::now() + std::chrono::milliseconds(server_.config_.tcp_linger_ms);
     timer_.expires_at(deadline_);
     timer_armed_ = true;
-    timer_.async_wait([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
+    timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
     DoRead();
   }
 
@@ -297,7 +385,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (timer_armed_ && !earlier) return;
     timer_.expires_at(deadline);
     timer_armed_ = true;
-    timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) { self->OnTimer(ec); });
+    timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
   }
 
   void OnTimer(boost::system::error_code ec) {
@@ -306,7 +394,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (Clock::now() < deadline_) {
       timer_.expires_at(deadline_);
       timer_armed_ = true;
-      timer_.async_wait([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
+      timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
       return;
     }
     if (!lingering_) {
@@ -326,6 +414,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   bool reading_ = false, writing_ = false, timer_armed_ = false;
   bool frame_in_progress_ = false, closing_ = false, lingering_ = false, peer_closed_ = false;
   bool draining_ = false, closed_ = false;
+  AllocationCount read_allocations_;  // by reads since the last answered request
 };
 
 TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics) : config_(config), metrics_(metrics) {}
