@@ -4,6 +4,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ pkg-config ca-certificates curl
   libsimdjson-dev                                   # codec: JSON reader
+  libfmt-dev                                        # codec: shortest double digits (Dragonbox)
   libgtest-dev libgmock-dev libbenchmark-dev        # tests, benchmarks
   nlohmann-json3-dev rapidjson-dev libzstd-dev      # benchmark peers, format report
   libprotobuf-dev protobuf-compiler                 # protobuf format (descriptors), rosetta_proto

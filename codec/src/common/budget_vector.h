@@ -26,6 +26,25 @@ class BudgetVector {
 
   bool Reserve(size_t n) {
     if (n <= cap_) return true;
+    return Grow(n);
+  }
+  [[gnu::always_inline]] bool Push(const T& v) {
+    if (size_ == cap_) [[unlikely]] {
+      if (!Grow(size_ + 1)) return false;
+    }
+    data_[size_++] = v;
+    return true;
+  }
+  void Pop() { --size_; }
+  void Truncate(size_t n) { size_ = n; }
+  T& back() { return data_[size_ - 1]; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  [[gnu::noinline]] bool Grow(size_t n) {
     size_t cap = cap_ ? cap_ * 2 : 16;
     if (cap < n) cap = n;
     const size_t heap_before = is_inline() ? 0 : cap_;
@@ -42,20 +61,6 @@ class BudgetVector {
     cap_ = cap;
     return true;
   }
-  bool Push(const T& v) {
-    if (size_ == cap_ && !Reserve(size_ + 1)) return false;
-    data_[size_++] = v;
-    return true;
-  }
-  void Pop() { --size_; }
-  void Truncate(size_t n) { size_ = n; }
-  T& back() { return data_[size_ - 1]; }
-  T& operator[](size_t i) { return data_[i]; }
-  const T& operator[](size_t i) const { return data_[i]; }
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-
- private:
   bool is_inline() const { return kInline != 0 && data_ == reinterpret_cast<const T*>(inline_); }
 
   Context& ctx_;

@@ -35,6 +35,32 @@ uint64_t HashKey(uint32_t scope, KeyKind kind, std::string_view key, uint64_t nu
   return Mix(h);
 }
 
+// For the linear search of small maps: a word that differs for most distinct keys (the
+// first and last 8 bytes, or all of a shorter key), so that a key is compared with each
+// earlier key in one instruction and by content only when the words agree.
+inline uint64_t Fingerprint(std::string_view key, uint64_t num) {
+  const char* p = key.data();
+  const size_t n = key.size();
+  uint64_t f;
+  if (n >= 8) {
+    uint64_t a, b;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + n - 8, 8);
+    f = a ^ (b << 7 | b >> 57);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    f = uint64_t{a} << 32 | b;
+  } else if (n > 0) {
+    const auto* u = reinterpret_cast<const uint8_t*>(p);
+    f = uint64_t{u[0]} << 16 | uint64_t{u[n / 2]} << 8 | u[n - 1];
+  } else {
+    f = 0;
+  }
+  return f ^ num;
+}
+
 }  // namespace
 
 KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key, uint64_t num) {
@@ -43,12 +69,14 @@ KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key, uint64_t num) 
   const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
   // Small maps compare without hashing (most maps: measured 19% of CBOR -> JSON with a
   // hash per key); a map's keys are hashed when it outgrows kLinearKeys.
-  uint64_t hash = 0;
+  // A linear map's entries hold the key's Fingerprint in `hash`; a hashed map's, its hash.
+  uint64_t hash;
   if (!scope.hashed) {
+    hash = Fingerprint(key, num);
     for (uint32_t i = scope.first; i < entries_.size(); ++i) {
       const Entry& e = entries_[i];
-      if (e.kind == kind && e.num == num && e.size == key.size() &&
-          (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0)) {
+      if (e.hash == hash && e.kind == kind && e.num == num && e.size == key.size() &&
+          (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0)) [[unlikely]] {
         return kDuplicate;
       }
     }

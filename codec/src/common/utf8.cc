@@ -6,17 +6,7 @@
 
 namespace rosetta::codec {
 
-bool ValidUtf8(std::string_view s) {
-  // Short strings (most map keys) are checked inline: the SIMD validator's dispatch costs
-  // more than it saves under 16 bytes of ASCII.
-  if (s.size() < 16) {
-    for (char c : s) {
-      if (static_cast<unsigned char>(c) >= 0x80) return simdjson::validate_utf8(s.data(), s.size());
-    }
-    return true;
-  }
-  return simdjson::validate_utf8(s.data(), s.size());
-}
+bool ValidUtf8Simd(std::string_view s) { return simdjson::validate_utf8(s.data(), s.size()); }
 
 size_t InvalidUtf8Offset(std::string_view s) {
   const auto* p = reinterpret_cast<const uint8_t*>(s.data());

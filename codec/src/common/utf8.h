@@ -2,12 +2,39 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace rosetta::codec {
 
-// RFC 3629 well-formedness (no overlongs, no surrogates, nothing past U+10FFFF).
-bool ValidUtf8(std::string_view s);
+// RFC 3629 well-formedness, by simdjson's SIMD validator.
+bool ValidUtf8Simd(std::string_view s);
+
+// RFC 3629 well-formedness (no overlongs, no surrogates, nothing past U+10FFFF). Most
+// strings are short and ASCII (map keys, names): those are checked here, 8 bytes at a
+// time, without the validator's call and dispatch.
+inline bool ValidUtf8(std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  if (n >= 64) return ValidUtf8Simd(s);
+  size_t i = 0;
+  uint64_t high = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    high |= w;
+  }
+  if (n - i >= 4) {  // the tail: two overlapping 4-byte loads
+    uint32_t a, b;
+    std::memcpy(&a, p + i, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    high |= a | b;
+  } else {
+    for (; i < n; ++i) high |= static_cast<uint8_t>(p[i]);
+  }
+  if ((high & 0x8080808080808080ull) == 0) [[likely]] return true;
+  return ValidUtf8Simd(s);
+}
 // Offset of the first byte that does not begin a well-formed sequence (s.size() when s is
 // valid). Linear: for error reports, which must not cost more than the input.
 size_t InvalidUtf8Offset(std::string_view s);

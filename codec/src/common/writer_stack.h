@@ -21,11 +21,8 @@ class WriterStack {
   explicit WriterStack(Context& ctx) : ctx_(ctx), levels_(ctx) {
     levels_.Push(WriterLevel{0, 0, false, false});  // the root holds the one top-level item
   }
-  bool Push(WriterLevel level) {
-    if (levels_.size() > ctx_.limits.max_depth) [[unlikely]] {
-      return ctx_.Fail(ErrorCode::kDepthExceeded, "writer: nesting deeper than max_depth " +
-                                                      std::to_string(ctx_.limits.max_depth));
-    }
+  [[gnu::always_inline]] bool Push(WriterLevel level) {
+    if (levels_.size() > ctx_.limits.max_depth) [[unlikely]] return DepthExceeded();
     return levels_.Push(level);
   }
   WriterLevel Pop() {
@@ -37,6 +34,11 @@ class WriterStack {
   size_t depth() const { return levels_.size() - 1; }
 
  private:
+  [[gnu::cold, gnu::noinline]] bool DepthExceeded() {
+    return ctx_.Fail(ErrorCode::kDepthExceeded,
+                     "writer: nesting deeper than max_depth " + std::to_string(ctx_.limits.max_depth));
+  }
+
   Context& ctx_;
   BudgetVector<WriterLevel, 32> levels_;
 };

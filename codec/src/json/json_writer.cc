@@ -55,8 +55,8 @@ bool JsonWriter::RoomExact(size_t exact) {
 // The exact size of what Double() writes, when the 32-byte bound does not fit.
 bool JsonWriter::DoubleRoom(double d) {
   char buf[32];
-  char* e = std::to_chars(buf, buf + sizeof buf, d).ptr;
-  const bool integral = std::find_if(buf, e, [](char c) { return c == '.' || c == 'e'; }) == e;
+  bool integral;
+  char* e = WriteShortestDouble(buf, d, &integral);
   return RoomExact(Sep() + static_cast<size_t>(e - buf) + (integral ? 2 : 0));
 }
 

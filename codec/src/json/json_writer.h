@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "common/context.h"
+#include "common/decimal.h"
+#include "common/double_text.h"
 #include "common/writer_stack.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
@@ -41,15 +43,9 @@ class JsonWriter {
     if (!out_.Ensure(32) && !DoubleRoom(d)) [[unlikely]] return false;
     Prefix();
     char* p = out_.cursor();
-    char* e = std::to_chars(p, p + 30, d).ptr;
+    bool integral;
+    char* e = WriteShortestDouble(p, d, &integral);
     // Keep the value a float across a round trip: "1" would come back as an integer.
-    bool integral = true;
-    for (char* q = p; q < e; ++q) {
-      if (*q == '.' || *q == 'e') {
-        integral = false;
-        break;
-      }
-    }
     if (integral) {
       e[0] = '.';
       e[1] = '0';
@@ -135,13 +131,13 @@ class JsonWriter {
     if (key) out_.Put('"');
     if (negative) {
       out_.Put('-');
-      if (v == ~uint64_t{0}) {
+      if (v == ~uint64_t{0}) [[unlikely]] {
         out_.Append("18446744073709551616", 20);
       } else {
-        out_.Advance(std::to_chars(out_.cursor(), out_.cursor() + 20, v + 1).ptr - out_.cursor());
+        out_.Advance(WriteDecimal(out_.cursor(), v + 1) - out_.cursor());
       }
     } else {
-      out_.Advance(std::to_chars(out_.cursor(), out_.cursor() + 20, v).ptr - out_.cursor());
+      out_.Advance(WriteDecimal(out_.cursor(), v) - out_.cursor());
     }
     if (key) out_.Put('"');
     return true;

@@ -1,0 +1,133 @@
+// codec/src/common/decimal.h and utf8.h: the hand-written fast paths, each against an
+// independent reference (std::to_chars; the byte-by-byte RFC 3629 check).
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/decimal.h"
+#include "common/double_text.h"
+#include "common/utf8.h"
+
+namespace rosetta::codec {
+namespace {
+
+std::string Reference(uint64_t v) {
+  char buf[24];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+std::string Written(uint64_t v) {
+  char buf[24];
+  return std::string(buf, WriteDecimal(buf, v));
+}
+
+TEST(WriteDecimal, EveryDigitCountBoundary) {
+  int checked = 0;
+  uint64_t p = 1;
+  for (int digits = 1; digits <= 20; ++digits) {
+    for (uint64_t v : {p - 1, p, p + 1, p * 2, p * 5 - 1}) {
+      EXPECT_EQ(Written(v), Reference(v)) << v;
+      ++checked;
+    }
+    if (digits < 20) p *= 10;
+  }
+  for (uint64_t v : {uint64_t{0}, ~uint64_t{0}, ~uint64_t{0} - 1, uint64_t{1} << 63, (uint64_t{1} << 63) - 1}) {
+    EXPECT_EQ(Written(v), Reference(v)) << v;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 105);
+  for (uint64_t v = 0; v < 100000; ++v) ASSERT_EQ(Written(v), Reference(v)) << v;
+}
+
+TEST(WriteDecimal, RandomValuesOfEveryBitLength) {
+  std::mt19937_64 rng(20261130);
+  int checked = 0;
+  for (int bits = 1; bits <= 64; ++bits) {
+    for (int i = 0; i < 5000; ++i) {
+      const uint64_t v = bits == 64 ? rng() : rng() & ((uint64_t{1} << bits) - 1);
+      ASSERT_EQ(Written(v), Reference(v)) << v;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 64 * 5000);
+}
+
+std::string ReferenceDouble(double d) {
+  char buf[40];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, d).ptr);
+}
+
+std::string WrittenDouble(double d) {
+  char buf[40];
+  bool integral;
+  std::string text(buf, WriteShortestDouble(buf, d, &integral));
+  EXPECT_EQ(integral, text.find_first_of(".e") == std::string::npos) << text;
+  return text;
+}
+
+TEST(WriteShortestDouble, SameTextAsToChars) {
+  int checked = 0;
+  auto check = [&](double d) {
+    ASSERT_EQ(WrittenDouble(d), ReferenceDouble(d)) << std::bit_cast<uint64_t>(d);
+    ++checked;
+  };
+  // Zeros, the extremes, subnormals, and every power of ten with its neighbours: where
+  // fixed and scientific trade places.
+  for (double d : {0.0, -0.0, 1.0, -1.0, 0.1, 0.5, 1.5, 123.0, 1e21, 1e22, 1e23, 5e-324, -5e-324,
+                   std::numeric_limits<double>::min(), std::numeric_limits<double>::max(),
+                   std::numeric_limits<double>::lowest(), std::numeric_limits<double>::epsilon()}) {
+    check(d);
+  }
+  for (int e = -325; e <= 308; ++e) {
+    const double p = std::pow(10.0, e);
+    for (double d : {p, std::nextafter(p, 0.0), std::nextafter(p, INFINITY), 1.5 * p, 9.999 * p, 1.25 * p, 7 * p}) {
+      if (std::isfinite(d)) check(d);
+    }
+  }
+  // Integers (fixed up to 10^15 or so, then scientific when shorter).
+  for (int64_t v = 1; v < (int64_t{1} << 53); v = v * 3 + 1) {
+    check(static_cast<double>(v));
+    check(static_cast<double>(-v));
+  }
+  // Random bit patterns (every exponent) and random decimals of up to 17 digits.
+  std::mt19937_64 rng(53);
+  for (int i = 0; i < 300000; ++i) {
+    const double d = std::bit_cast<double>(rng());
+    if (std::isfinite(d)) check(d);
+  }
+  for (int i = 0; i < 300000; ++i) {
+    const double d = static_cast<double>(rng() % 100000000000000000ull) * std::pow(10.0, static_cast<int>(rng() % 40) - 30);
+    if (std::isfinite(d)) check(d);
+  }
+  EXPECT_GT(checked, 600000);
+}
+
+TEST(ValidUtf8, AgreesWithTheByteByByteCheck) {
+  std::mt19937_64 rng(7);
+  // Bytes drawn so that valid and invalid multi-byte sequences both occur often.
+  const uint8_t pool[] = {'a', 'Z', '0', ' ', 0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xdf, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x9f};
+  int valid = 0, invalid = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const size_t n = rng() % 90;
+    std::string s(n, 'x');
+    const int mode = static_cast<int>(rng() % 3);  // 0: ASCII only, 1: one odd byte, 2: any
+    for (size_t j = 0; j < n; ++j) {
+      s[j] = static_cast<char>(mode == 2 ? pool[rng() % sizeof pool] : 'a' + rng() % 26);
+    }
+    if (mode == 1 && n > 0) s[rng() % n] = static_cast<char>(pool[rng() % sizeof pool]);
+    const bool expected = InvalidUtf8Offset(s) == s.size();
+    ASSERT_EQ(ValidUtf8(s), expected) << i;
+    (expected ? valid : invalid)++;
+  }
+  EXPECT_GT(valid, 80000);
+  EXPECT_GT(invalid, 50000);
+}
+
+}  // namespace
+}  // namespace rosetta::codec
