@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <string>
 
+#include "cbor/cbor_json_fast.h"
 #include "cbor/cbor_writer.h"
 #include "common/context.h"
 #include "json/json_writer.h"
@@ -52,6 +53,17 @@ using PairFn = bool (*)(Context&, std::string_view, size_t, OutputBuffer&);
 
 template <Format From, class Writer>
 bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer& out) {
+  if constexpr (From == Format::kCbor && std::is_same_v<Writer, JsonWriter>) {
+    // The fast path first; on anything it does not take (cbor_json_fast.h), the general
+    // path from the start, with what the fast one wrote and charged undone.
+    const AllocationBudget budget = ctx.budget;
+    const size_t size = out.size();
+    if (FastCborToJson(ctx, input, out)) return true;
+    ctx.budget = budget;
+    ctx.status = Status();
+    ctx.located = false;
+    out.Resize(size);
+  }
   Writer writer(ctx, out);
   if (!ctx.status.ok()) [[unlikely]] return false;  // its container stack did not fit the budget
   ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string_view>
+
+#include "common/context.h"
+#include "rosetta/codec/output.h"
+
+namespace rosetta::codec {
+
+// CBOR -> JSON for what most documents are made of: definite-length arrays and maps with
+// text keys, integers, text strings, floats, true, false and null. One loop reads an item
+// and writes its JSON at once, with a small stack of counts: none of the general path's
+// per-item bookkeeping (the error path's keys, the writer's own stack, tag state).
+//
+// Returns true with the whole document written. Returns false on anything else (a tag,
+// a byte string, an indefinite length, a simple value or undefined, a non-text key, a
+// non-finite float), on malformed input and on any limit: the caller then discards what
+// was written, restores the budget and runs the general CborReader<JsonWriter>, which
+// gives the exact output, or the exact error code, offset and path. The limits are those
+// of the general path (max_depth, max_items, max_string_bytes, max_output_bytes, the
+// budget, duplicate keys), so the fast path succeeds exactly when the general one would.
+bool FastCborToJson(Context& ctx, std::string_view input, OutputBuffer& out);
+
+}  // namespace rosetta::codec
