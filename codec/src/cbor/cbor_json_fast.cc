@@ -21,13 +21,17 @@ struct Level {
   bool first;  // no item written yet: no separator before the next one
 };
 
+// Strings up to this size are written with room made for their worst case (6 bytes a
+// byte); longer ones through WriteJsonString, which makes room as it goes.
+constexpr size_t kBoundedString = 256;
+
 class FastCborJson {
  public:
   FastCborJson(Context& ctx, std::string_view input, OutputBuffer& out)
       : ctx_(ctx),
         out_(out),
-        p_(reinterpret_cast<const uint8_t*>(input.data())),
-        end_(p_ + input.size()),
+        begin_(reinterpret_cast<const uint8_t*>(input.data())),
+        end_(begin_ + input.size()),
         stack_(ctx),
         keys_(ctx),
         check_keys_(!ctx.options.allow_duplicate_keys) {}
@@ -35,38 +39,9 @@ class FastCborJson {
   bool Run();
 
  private:
-  // The argument after an initial byte (RFC 8949 3): false when reserved or truncated.
-  bool Argument(uint8_t ai, uint64_t* v) {
-    if (ai < 24) {
-      *v = ai;
-      return true;
-    }
-    if (ai > 27) return false;
-    const size_t n = size_t{1} << (ai - 24);
-    if (static_cast<size_t>(end_ - p_) < n) return false;
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; ++i) x = x << 8 | p_[i];
-    p_ += n;
-    *v = x;
-    return true;
-  }
-  // A definite text string at p_ (its initial byte not yet read), checked as the general
-  // path checks it.
-  bool Text(std::string_view* s) {
-    if (p_ >= end_) return false;
-    const uint8_t ib = *p_++;
-    if ((ib >> 5) != 3 || (ib & 31) == 31) return false;
-    uint64_t len;
-    if (!Argument(ib & 31, &len)) return false;
-    if (len > static_cast<uint64_t>(end_ - p_) || len > ctx_.limits.max_string_bytes) return false;
-    *s = {reinterpret_cast<const char*>(p_), static_cast<size_t>(len)};
-    p_ += len;
-    return ValidUtf8(*s);
-  }
-
   Context& ctx_;
   OutputBuffer& out_;
-  const uint8_t* p_;
+  const uint8_t* const begin_;
   const uint8_t* const end_;
   BudgetVector<Level, 32> stack_;
   KeySet keys_;
@@ -75,6 +50,66 @@ class FastCborJson {
 
 bool FastCborJson::Run() {
   const Limits& limits = ctx_.limits;
+  const uint64_t max_string = limits.max_string_bytes;
+  const uint8_t* p = begin_;
+  const uint8_t* const end = end_;
+  // The output cursor and the end of its room live in registers; out_ hears of them
+  // only when more room is needed, and at the end.
+  char* o = out_.cursor();
+  char* lim = out_.room_end();
+  auto room = [&](size_t n) {
+    if (static_cast<size_t>(lim - o) >= n) [[likely]] return true;
+    out_.Advance(o - out_.cursor());
+    const bool ok = out_.Ensure(n);
+    o = out_.cursor();
+    lim = out_.room_end();
+    return ok;
+  };
+  auto argument = [&](uint8_t ai, uint64_t* v) {
+    if (ai < 24) {
+      *v = ai;
+      return true;
+    }
+    if (ai > 27) return false;
+    const size_t n = size_t{1} << (ai - 24);
+    if (static_cast<size_t>(end - p) < n) return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; ++i) x = x << 8 | p[i];
+    p += n;
+    *v = x;
+    return true;
+  };
+  // The rest of a definite text string whose initial byte was ib, checked as the general
+  // path checks it.
+  auto text = [&](uint8_t ib, std::string_view* s) {
+    uint64_t len;
+    if ((ib & 31) == 31 || !argument(ib & 31, &len)) return false;
+    if (len > static_cast<uint64_t>(end - p) || len > max_string) return false;
+    *s = {reinterpret_cast<const char*>(p), static_cast<size_t>(len)};
+    p += len;
+    return ValidUtf8(*s);
+  };
+  // s as a JSON string, then `after` (0: nothing).
+  auto string = [&](std::string_view s, char after) {
+    if (s.size() <= kBoundedString) {
+      if (!room(6 * s.size() + 3)) return false;
+      o = WriteJsonStringBounded(o, s);
+    } else {
+      if (!room(s.size() + 3)) return false;
+      out_.Advance(o - out_.cursor());
+      const bool ok = WriteJsonString(out_, s) && out_.Ensure(1);
+      o = out_.cursor();
+      lim = out_.room_end();
+      if (!ok) return false;
+    }
+    if (after) *o++ = after;
+    return true;
+  };
+  auto finish = [&](bool ok) {
+    out_.Advance(o - out_.cursor());
+    return ok;
+  };
+
   bool root_read = false;
   for (;;) {
     if (stack_.empty()) {
@@ -83,98 +118,90 @@ bool FastCborJson::Run() {
     } else {
       Level& l = stack_.back();
       if (l.remaining == 0) {
-        if (!out_.Ensure(1)) return false;
-        out_.Put(l.is_map ? '}' : ']');
+        if (!room(1)) return finish(false);
+        *o++ = l.is_map ? '}' : ']';
         if (l.is_map && check_keys_) keys_.Close();
         stack_.Pop();
         continue;
       }
       const bool at_key = l.is_map && (l.remaining & 1) == 0;
       --l.remaining;
+      if (!l.first) {
+        if (!l.is_map || at_key) {
+          if (!room(1)) return finish(false);
+          *o++ = ',';
+        }
+      }
+      l.first = false;
       if (at_key) {
         std::string_view key;
-        if (!Text(&key)) return false;
-        if (check_keys_ && keys_.Insert(KeyKind::kText, key) != KeySet::kInserted) return false;
-        if (!out_.Ensure(key.size() + 4)) return false;
-        if (!l.first) out_.Put(',');
-        l.first = false;
-        if (!WriteJsonString(out_, key) || !out_.Ensure(1)) return false;
-        out_.Put(':');
+        if (p >= end || (*p >> 5) != 3) return finish(false);
+        const uint8_t ib = *p++;
+        if (!text(ib, &key)) return finish(false);
+        if (check_keys_ && keys_.Insert(KeyKind::kText, key) != KeySet::kInserted) return finish(false);
+        if (!string(key, ':')) return finish(false);
         continue;
-      }
-      if (!l.is_map) {
-        if (!l.first) {
-          if (!out_.Ensure(1)) return false;
-          out_.Put(',');
-        }
-        l.first = false;
       }
     }
     // One value (its separator or key is written).
-    if (p_ >= end_) return false;
-    const uint8_t ib = *p_++;
+    if (p >= end) return finish(false);
+    const uint8_t ib = *p++;
     const uint8_t ai = ib & 31;
     uint64_t arg;
     switch (ib >> 5) {
       case 0:
-        if (!Argument(ai, &arg) || !out_.Ensure(20)) return false;
-        out_.Advance(WriteDecimal(out_.cursor(), arg) - out_.cursor());
+        if (!argument(ai, &arg) || !room(20)) return finish(false);
+        o = WriteDecimal(o, arg);
         break;
       case 1:
-        if (!Argument(ai, &arg) || arg == ~uint64_t{0} || !out_.Ensure(21)) return false;
-        out_.Put('-');
-        out_.Advance(WriteDecimal(out_.cursor(), arg + 1) - out_.cursor());
+        if (!argument(ai, &arg) || arg == ~uint64_t{0} || !room(21)) return finish(false);
+        *o++ = '-';
+        o = WriteDecimal(o, arg + 1);
         break;
       case 3: {
         std::string_view s;
-        --p_;
-        if (!Text(&s) || !out_.Ensure(s.size() + 2) || !WriteJsonString(out_, s)) return false;
+        if (!text(ib, &s) || !string(s, 0)) return finish(false);
         break;
       }
       case 4:
       case 5: {
         const bool is_map = (ib >> 5) == 5;
-        if (!Argument(ai, &arg)) return false;
+        if ((ai == 31) || !argument(ai, &arg)) return finish(false);
         // The claim guards and limits of the general path: every item takes a byte.
-        const uint64_t left = static_cast<uint64_t>(end_ - p_);
-        if (arg > left || (is_map && arg > left / 2) || arg > limits.max_items) return false;
-        if (stack_.size() >= limits.max_depth) return false;
-        if (is_map && check_keys_ && !keys_.Open()) return false;
-        if (!stack_.Push(Level{is_map ? arg * 2 : arg, is_map, true}) || !out_.Ensure(1)) return false;
-        out_.Put(is_map ? '{' : '[');
+        const uint64_t left = static_cast<uint64_t>(end - p);
+        if (arg > left || (is_map && arg > left / 2) || arg > limits.max_items) return finish(false);
+        if (stack_.size() >= limits.max_depth) return finish(false);
+        if (is_map && check_keys_ && !keys_.Open()) return finish(false);
+        if (!stack_.Push(Level{is_map ? arg * 2 : arg, is_map, true}) || !room(1)) return finish(false);
+        *o++ = is_map ? '{' : '[';
         break;
       }
       case 7: {
-        if (ai == 20 || ai == 21) {
-          if (!out_.Ensure(5)) return false;
-          out_.Append(ai == 21 ? "true" : "false", ai == 21 ? 4 : 5);
+        if (ai == 20 || ai == 21 || ai == 22) {
+          if (!room(5)) return finish(false);
+          std::memcpy(o, ai == 20 ? "false" : ai == 21 ? "true " : "null ", 5);
+          o += ai == 20 ? 5 : 4;
           break;
         }
-        if (ai == 22) {
-          if (!out_.Ensure(4)) return false;
-          out_.Append("null", 4);
-          break;
-        }
-        if (ai < 25 || ai > 27 || !Argument(ai, &arg)) return false;
+        if (ai < 25 || ai > 27 || !argument(ai, &arg)) return finish(false);
         const double d = ai == 25   ? HalfToDouble(static_cast<uint16_t>(arg))
                          : ai == 26 ? static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(arg)))
                                     : std::bit_cast<double>(arg);
-        if (!std::isfinite(d) || !out_.Ensure(32)) return false;
+        if (!std::isfinite(d) || !room(32)) return finish(false);
         bool integral;
-        char* e = WriteShortestDouble(out_.cursor(), d, &integral);
+        o = WriteShortestDouble(o, d, &integral);
         if (integral) {  // as the general writer: keep it a float across a round trip
-          e[0] = '.';
-          e[1] = '0';
-          e += 2;
+          o[0] = '.';
+          o[1] = '0';
+          o += 2;
         }
-        out_.Advance(e - out_.cursor());
         break;
       }
       default:  // byte strings, tags
-        return false;
+        return finish(false);
     }
   }
-  return p_ == end_;
+  return finish(p == end);
 }
 
 }  // namespace

@@ -46,16 +46,23 @@ inline int DecimalDigits(uint64_t v) {
 inline char* WriteDecimal(char* p, uint64_t v) {
   char* const end = p + DecimalDigits(v);
   char* q = end;
-  while (v >= 100) {
+  while (v > 0xffffffffu) {
     const uint64_t r = v % 100;
     v /= 100;
     q -= 2;
     std::memcpy(q, kDigitPairs + 2 * r, 2);
   }
-  if (v >= 10) {
-    std::memcpy(q - 2, kDigitPairs + 2 * v, 2);
+  uint32_t w = static_cast<uint32_t>(v);  // 32-bit division from here: cheaper
+  while (w >= 100) {
+    const uint32_t r = w % 100;
+    w /= 100;
+    q -= 2;
+    std::memcpy(q, kDigitPairs + 2 * r, 2);
+  }
+  if (w >= 10) {
+    std::memcpy(q - 2, kDigitPairs + 2 * w, 2);
   } else {
-    q[-1] = static_cast<char>('0' + v);
+    q[-1] = static_cast<char>('0' + w);
   }
   return end;
 }

@@ -1,44 +1,9 @@
 #include "json/json_escape.h"
 
-#include <array>
-#include <cstdint>
-#include <cstring>
-
 namespace rosetta::codec {
-namespace {
-
-// For each byte: 0 when it is copied as it is, else the letter after the backslash
-// ('u' for \u00XX).
-constexpr auto kEscape = [] {
-  std::array<char, 256> t{};
-  for (int c = 0; c < 0x20; ++c) t[c] = 'u';
-  t['\b'] = 'b';
-  t['\f'] = 'f';
-  t['\n'] = 'n';
-  t['\r'] = 'r';
-  t['\t'] = 't';
-  t['"'] = '"';
-  t['\\'] = '\\';
-  return t;
-}();
-
-// True when one of the 8 bytes may need escaping (false positives only send a word to
-// the byte loop, which is exact).
-inline bool MayNeedEscape(uint64_t w) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  uint64_t ctrl = (w - kOnes * 0x20) & ~w;
-  uint64_t quote = w ^ (kOnes * '"');
-  uint64_t slash = w ^ (kOnes * '\\');
-  uint64_t q = (quote - kOnes) & ~quote;
-  uint64_t s = (slash - kOnes) & ~slash;
-  return ((ctrl | q | s) & kHigh) != 0;
-}
-
-constexpr char kHex[] = "0123456789abcdef";
-
-}  // namespace
 
 bool WriteJsonString(OutputBuffer& out, std::string_view s) {
+  using namespace json_escape;
   out.Put('"');
   const char* p = s.data();
   const char* const end = p + s.size();

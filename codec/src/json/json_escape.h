@@ -1,5 +1,8 @@
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 
 #include "rosetta/codec/output.h"
@@ -12,5 +15,75 @@ namespace rosetta::codec {
 // makes the room it needs. False when that room cannot be had (Ensure refused it: over
 // max_output_bytes or the budget), with the output left incomplete.
 bool WriteJsonString(OutputBuffer& out, std::string_view s);
+
+namespace json_escape {
+
+// For each byte: 0 when it is copied as it is, else the letter after the backslash
+// ('u' for \u00XX).
+inline constexpr auto kEscape = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 0x20; ++c) t[c] = 'u';
+  t['\b'] = 'b';
+  t['\f'] = 'f';
+  t['\n'] = 'n';
+  t['\r'] = 'r';
+  t['\t'] = 't';
+  t['"'] = '"';
+  t['\\'] = '\\';
+  return t;
+}();
+
+// True when one of the 8 bytes may need escaping (false positives only send a word to
+// the byte loop, which is exact).
+inline bool MayNeedEscape(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  const uint64_t ctrl = (w - kOnes * 0x20) & ~w;
+  const uint64_t quote = w ^ (kOnes * '"');
+  const uint64_t slash = w ^ (kOnes * '\\');
+  const uint64_t q = (quote - kOnes) & ~quote;
+  const uint64_t b = (slash - kOnes) & ~slash;
+  return ((ctrl | q | b) & kHigh) != 0;
+}
+
+inline constexpr char kHex[] = "0123456789abcdef";
+
+}  // namespace json_escape
+
+// WriteJsonString into raw memory with room for the worst case, 6 * s.size() + 2 bytes
+// (every byte a \u00XX escape); returns the end. For short strings, where making that
+// room is free.
+inline char* WriteJsonStringBounded(char* o, std::string_view s) {
+  using namespace json_escape;
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  *o++ = '"';
+  for (;;) {
+    while (end - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      if (MayNeedEscape(w)) break;
+      std::memcpy(o, &w, 8);
+      o += 8;
+      p += 8;
+    }
+    while (p < end && kEscape[static_cast<uint8_t>(*p)] == 0) *o++ = *p++;
+    if (p == end) break;
+    const uint8_t c = static_cast<uint8_t>(*p++);
+    const char e = kEscape[c];
+    *o++ = '\\';
+    if (e == 'u') {
+      o[0] = 'u';
+      o[1] = '0';
+      o[2] = '0';
+      o[3] = kHex[c >> 4];
+      o[4] = kHex[c & 15];
+      o += 5;
+    } else {
+      *o++ = e;
+    }
+  }
+  *o++ = '"';
+  return o;
+}
 
 }  // namespace rosetta::codec

@@ -34,6 +34,9 @@ class OutputBuffer {
     return Grow(n);
   }
   char* cursor() { return data_ + size_; }
+  // The end of the room Ensure has made: cursor() .. room_end() may be written, then
+  // Advance()d over, without another Ensure.
+  char* room_end() { return data_ + room_; }
   void Advance(size_t n) { size_ += n; }
   void Append(const void* p, size_t n) {  // after Ensure(n)
     if (n == 0) return;  // p may be null for an empty view
