@@ -111,17 +111,19 @@ bool FastCborJson::Run() {
   };
 
   bool root_read = false;
+  Level* top = nullptr;  // the innermost open container: stack_.back(), or null
   for (;;) {
-    if (stack_.empty()) {
+    if (top == nullptr) {
       if (root_read) break;
       root_read = true;
     } else {
-      Level& l = stack_.back();
+      Level& l = *top;
       if (l.remaining == 0) {
         if (!room(1)) return finish(false);
         *o++ = l.is_map ? '}' : ']';
         if (l.is_map && check_keys_) keys_.Close();
         stack_.Pop();
+        top = stack_.empty() ? nullptr : &stack_.back();
         continue;
       }
       const bool at_key = l.is_map && (l.remaining & 1) == 0;
@@ -173,6 +175,7 @@ bool FastCborJson::Run() {
         if (stack_.size() >= limits.max_depth) return finish(false);
         if (is_map && check_keys_ && !keys_.Open()) return finish(false);
         if (!stack_.Push(Level{is_map ? arg * 2 : arg, is_map, true}) || !room(1)) return finish(false);
+        top = &stack_.back();
         *o++ = is_map ? '{' : '[';
         break;
       }

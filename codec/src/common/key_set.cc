@@ -57,58 +57,23 @@ uint64_t HashKey(KeyKind kind, std::string_view key, uint64_t num) {
   return Mix(h ^ (h2 << 32 | h2 >> 32));
 }
 
-// For the linear search of small maps: a word that differs for most distinct keys (the
-// first and last 8 bytes, or all of a shorter key), so that a key is compared with each
-// earlier key in one instruction and by content only when the words agree.
-inline uint64_t Fingerprint(std::string_view key, uint64_t num) {
-  const char* p = key.data();
-  const size_t n = key.size();
-  uint64_t f;
-  if (n >= 8) {
-    uint64_t a, b;
-    std::memcpy(&a, p, 8);
-    std::memcpy(&b, p + n - 8, 8);
-    f = a ^ (b << 7 | b >> 57);
-  } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, p, 4);
-    std::memcpy(&b, p + n - 4, 4);
-    f = uint64_t{a} << 32 | b;
-  } else if (n > 0) {
-    const auto* u = reinterpret_cast<const uint8_t*>(p);
-    f = uint64_t{u[0]} << 16 | uint64_t{u[n / 2]} << 8 | u[n - 1];
-  } else {
-    f = 0;
-  }
-  return f ^ num;
-}
-
 }  // namespace
 
-KeySet::Result KeySet::Insert(KeyKind kind, std::string_view key, uint64_t num) {
-  Scope& scope = scopes_.back();
-  const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
-  if (scope.table_size == 0) {
-    const uint64_t fp = Fingerprint(key, num);
-    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-      if (SameKey(entries_[i], kind, key, num, fp)) [[unlikely]] return kDuplicate;
-    }
-    if (count < kLinearKeys) {
-      if (!entries_.Push(Entry{fp, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
-      return kInserted;
-    }
-    // This map outgrows linear search: its keys are hashed into a table of its own.
-    if (!entries_.Push(Entry{0, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
-    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-      Entry& e = entries_[i];
-      e.hash = HashKey(e.kind, {e.data, e.size}, e.num);
-    }
-    if (!Rehash(scope, count + 1)) {
-      entries_.Pop();
-      return kNoBudget;
-    }
-    return kInserted;
+KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num) {
+  if (!entries_.Push(Entry{0, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+  for (uint32_t i = scope.first; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    e.hash = HashKey(e.kind, {e.data, e.size}, e.num);
   }
+  if (!Rehash(scope, static_cast<uint32_t>(entries_.size()) - scope.first)) {
+    entries_.Pop();
+    return kNoBudget;
+  }
+  return kInserted;
+}
+
+KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num) {
+  const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
   const uint64_t hash = HashKey(kind, key, num);
   const uint32_t mask = scope.table_size - 1;
   uint32_t* table = &tables_[scope.table];

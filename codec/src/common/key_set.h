@@ -30,7 +30,17 @@ class KeySet {
   }
   // Text and byte keys are views that must live for the request; integer keys are given
   // by value (kUint / kNegInt with `key` empty).
-  Result Insert(KeyKind kind, std::string_view key, uint64_t num = 0);
+  Result Insert(KeyKind kind, std::string_view key, uint64_t num = 0) {
+    Scope& scope = scopes_.back();
+    if (scope.table_size != 0) return InsertHashed(scope, kind, key, num);
+    const uint64_t fp = Fingerprint(key, num);
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
+      if (SameKey(entries_[i], kind, key, num, fp)) [[unlikely]] return kDuplicate;
+    }
+    if (entries_.size() - scope.first >= kLinearKeys) [[unlikely]] return StartHashing(scope, kind, key, num);
+    if (!entries_.Push(Entry{fp, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+    return kInserted;
+  }
 
  private:
   static constexpr uint32_t kLinearKeys = 8;
@@ -50,6 +60,35 @@ class KeySet {
     return e.hash == hash && e.kind == kind && e.num == num && e.size == key.size() &&
            (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0);
   }
+  // For the linear search of small maps: a word that differs for most distinct keys (the
+  // first and last 8 bytes, or all of a shorter key), so that a key is compared with each
+  // earlier key in one instruction and by content only when the words agree.
+  static uint64_t Fingerprint(std::string_view key, uint64_t num) {
+    const char* p = key.data();
+    const size_t n = key.size();
+    uint64_t f;
+    if (n >= 8) {
+      uint64_t a, b;
+      __builtin_memcpy(&a, p, 8);
+      __builtin_memcpy(&b, p + n - 8, 8);
+      f = a ^ (b << 7 | b >> 57);
+    } else if (n >= 4) {
+      uint32_t a, b;
+      __builtin_memcpy(&a, p, 4);
+      __builtin_memcpy(&b, p + n - 4, 4);
+      f = uint64_t{a} << 32 | b;
+    } else if (n > 0) {
+      const auto* u = reinterpret_cast<const uint8_t*>(p);
+      f = uint64_t{u[0]} << 16 | uint64_t{u[n / 2]} << 8 | u[n - 1];
+    } else {
+      f = 0;
+    }
+    return f ^ num;
+  }
+  Result InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num);
+  // The key after the first kLinearKeys of a map (known not to be among them): from now
+  // on the map is hashed.
+  [[gnu::noinline]] Result StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num);
   // Gives the innermost map a table for `keys` keys (load factor at most 1/2) and indexes
   // its entries into it; false when the budget refuses.
   bool Rehash(Scope& scope, uint32_t keys);
