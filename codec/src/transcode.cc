@@ -59,6 +59,8 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
     const AllocationBudget budget = ctx.budget;
     const size_t size = out.size();
     if (FastCborToJson(ctx, input, out)) return true;
+    // The output buffer keeps the capacity it grew to, free to the general path as the
+    // capacity a thread's buffer keeps from an earlier request is (output.h).
     ctx.budget = budget;
     ctx.status = Status();
     ctx.located = false;

@@ -92,8 +92,8 @@ bool FastCborJson::Run() {
   // s as a JSON string, then `after` (0: nothing).
   auto string = [&](std::string_view s, char after) {
     if (s.size() <= kBoundedString) {
-      if (!room(6 * s.size() + 3)) return false;
-      o = WriteJsonStringBounded(o, s);
+      if (!room(6 * s.size() + 11)) return false;
+      o = WriteJsonStringBounded(o, s, reinterpret_cast<const char*>(end));
     } else {
       if (!room(s.size() + 3)) return false;
       out_.Advance(o - out_.cursor());

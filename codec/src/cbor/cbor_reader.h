@@ -284,7 +284,7 @@ bool CborReader<S>::Read(std::string_view input) {
             key = {};
           }
         }
-        if (!st_.Key(kind, key, num, start)) return false;
+        if (!st_.Key(kind, key, num, start)) return SinkFailed(start);  // a duplicate is located; no budget is not yet
       }
     }
   }

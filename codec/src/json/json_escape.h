@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -17,6 +18,8 @@ namespace rosetta::codec {
 bool WriteJsonString(OutputBuffer& out, std::string_view s);
 
 namespace json_escape {
+
+static_assert(std::endian::native == std::endian::little, "WriteJsonStringBounded reads words little-endian");
 
 // For each byte: 0 when it is copied as it is, else the letter after the backslash
 // ('u' for \u00XX).
@@ -49,14 +52,28 @@ inline constexpr char kHex[] = "0123456789abcdef";
 
 }  // namespace json_escape
 
-// WriteJsonString into raw memory with room for the worst case, 6 * s.size() + 2 bytes
-// (every byte a \u00XX escape); returns the end. For short strings, where making that
-// room is free.
-inline char* WriteJsonStringBounded(char* o, std::string_view s) {
+// WriteJsonString into raw memory with room for the worst case plus a word, 6 *
+// s.size() + 10 bytes (every byte a \u00XX escape); returns the end. For short strings,
+// where making that room is free. `readable` is where readable memory ends after s: when
+// 8 bytes can be read at s, a string of less than 8 bytes is checked and copied as one
+// word (the bytes past it are ignored, and what is written past it is overwritten).
+inline char* WriteJsonStringBounded(char* o, std::string_view s, const char* readable) {
   using namespace json_escape;
   const char* p = s.data();
   const char* const end = p + s.size();
   *o++ = '"';
+  if (s.size() < 8 && readable - p >= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    const uint64_t keep = s.size() ? ~uint64_t{0} >> (64 - 8 * s.size()) : 0;  // little-endian: the first bytes
+    // Bytes past the string become 'a' (0x61): nothing to escape.
+    if (!MayNeedEscape((w & keep) | (0x6161616161616161ull & ~keep))) {
+      std::memcpy(o, &w, 8);
+      o += s.size();
+      *o++ = '"';
+      return o;
+    }
+  }
   for (;;) {
     while (end - p >= 8) {
       uint64_t w;

@@ -322,7 +322,10 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
         return false;
       }
       ++st_.top().index;
-      if (!st_.Key(KeyKind::kText, key, 0, key_start - begin_)) return false;
+      if (!st_.Key(KeyKind::kText, key, 0, key_start - begin_)) {
+        st_.Locate(key_start - begin_);  // a duplicate is located already; running out of budget is not
+        return false;
+      }
       SkipSpace();
       if (p_ >= end_ || *p_ != ':') return Unexpected(p_, "':'");
       ++p_;

@@ -276,7 +276,7 @@ bool MsgpackReader<S>::Read(std::string_view input) {
     Frame& f = st_.top();
     --f.remaining;
     ++f.index;
-    if (f.is_map && (f.index & 1) && !st_.Key(kind, key, num, start)) return false;
+    if (f.is_map && (f.index & 1) && !st_.Key(kind, key, num, start)) return SinkFailed(start);
   }
   if (pos_ != end_) {
     return Fail(ErrorCode::kTrailingData, pos_ - begin_, std::to_string(end_ - pos_) + " bytes after the end of the object");
