@@ -32,7 +32,6 @@ FROM debian:12-slim AS runtime
 #   libabsl20220623 libre2-9 libc-ares2 libssl3 zlib1g   gRPC's own dependencies
 #   libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1   /metrics
 #   libsimdjson14              the JSON reader
-#   libfmt9                    shortest double digits (Dragonbox)
 #   libstdc++6 libgcc-s1 libc6 (already in the base image)
 # Boost.Asio is header-only here: no Boost library at run time.
 RUN apt-get update \
@@ -40,7 +39,7 @@ RUN apt-get update \
         libgrpc++1.51 libgrpc29 libprotobuf32 \
         libabsl20220623 libre2-9 libc-ares2 libssl3 zlib1g \
         libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 \
-        libsimdjson14 libfmt9 libstdc++6 libgcc-s1 \
+        libsimdjson14 libstdc++6 libgcc-s1 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 rosetta \
  && useradd --system --uid 10001 --gid rosetta --no-create-home --home-dir /nonexistent \
