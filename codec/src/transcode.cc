@@ -4,7 +4,7 @@
 #include <type_traits>
 #include <string>
 
-#include "cbor/cbor_json_fast.h"
+#include "json/fast_to_json.h"
 #include "cbor/cbor_writer.h"
 #include "common/context.h"
 #include "json/json_writer.h"
@@ -53,12 +53,12 @@ using PairFn = bool (*)(Context&, std::string_view, size_t, OutputBuffer&);
 
 template <Format From, class Writer>
 bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer& out) {
-  if constexpr (From == Format::kCbor && std::is_same_v<Writer, JsonWriter>) {
-    // The fast path first; on anything it does not take (cbor_json_fast.h), the general
+  if constexpr ((From == Format::kCbor || From == Format::kMsgpack) && std::is_same_v<Writer, JsonWriter>) {
+    // The fast path first; on anything it does not take (fast_to_json.h), the general
     // path from the start, with what the fast one wrote and charged undone.
     const AllocationBudget budget = ctx.budget;
     const size_t size = out.size();
-    if (FastCborToJson(ctx, input, out)) return true;
+    if ((From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out)) return true;
     // The output buffer keeps the capacity it grew to, free to the general path as the
     // capacity a thread's buffer keeps from an earlier request is (output.h).
     ctx.budget = budget;

@@ -1,5 +1,6 @@
-// codec/src/cbor/cbor_json_fast.h: the CBOR -> JSON fast path against the general path
-// (CborReader<JsonWriter>) on random documents. Where the fast path answers, its output
+// codec/src/json/fast_to_json.h: the CBOR -> JSON and MessagePack -> JSON fast paths
+// against the general path (CborReader / MsgpackReader into JsonWriter) on random
+// documents (MessagePack ones are the CBOR ones transcoded by the general path). Where the fast path answers, its output
 // must be the general path's byte for byte; where the document stays inside what the
 // fast path takes and the general path succeeds, the fast path must answer (it is not
 // allowed to fall back silently); and Transcode, which tries the fast path first, must
@@ -12,8 +13,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cbor/cbor_json_fast.h"
+#include "json/fast_to_json.h"
 #include "cbor/cbor_reader.h"
+#include "msgpack/msgpack_reader.h"
 #include "common/context.h"
 #include "json/json_writer.h"
 #include "rosetta/codec/transcode.h"
@@ -165,7 +167,7 @@ struct Result {
   Status status;
 };
 
-Result General(std::string_view cbor, const Limits& limits, const MappingOptions& options) {
+Result General(Format from, std::string_view cbor, const Limits& limits, const MappingOptions& options) {
   Context ctx(limits, options);
   OutputBuffer out;
   out.Begin(limits.max_output_bytes, &ctx.budget);
@@ -173,16 +175,18 @@ Result General(std::string_view cbor, const Limits& limits, const MappingOptions
   if (guess <= limits.max_output_bytes && guess <= ctx.budget.limit() / 2) out.Ensure(guess);
   ctx.json_member_names = true;
   JsonWriter writer(ctx, out);
-  const bool ok = CborReader<JsonWriter>(ctx, writer).Read(cbor);
+  const bool ok = from == Format::kCbor ? CborReader<JsonWriter>(ctx, writer).Read(cbor)
+                                        : MsgpackReader<JsonWriter>(ctx, writer).Read(cbor);
   return {ok, std::string(out.view()), ctx.status};
 }
 
-void Compare(const std::string& cbor, bool plain, const Limits& limits, const MappingOptions& options, int* fast_answers) {
-  const Result general = General(cbor, limits, options);
+void Compare(Format from, const std::string& cbor, bool plain, const Limits& limits, const MappingOptions& options,
+             int* fast_answers) {
+  const Result general = General(from, cbor, limits, options);
   Context ctx(limits, options);
   OutputBuffer out;
   out.Begin(limits.max_output_bytes, &ctx.budget);
-  const bool fast = FastCborToJson(ctx, cbor, out);
+  const bool fast = from == Format::kCbor ? FastCborToJson(ctx, cbor, out) : FastMsgpackToJson(ctx, cbor, out);
   if (fast) {
     ++*fast_answers;
     if (general.status.code == ErrorCode::kBudgetExceeded) return;  // see below
@@ -192,7 +196,7 @@ void Compare(const std::string& cbor, bool plain, const Limits& limits, const Ma
     FAIL() << "the fast path fell back on a document it takes: " << general.output.substr(0, 200);
   }
   TranscodeRequest r;
-  r.from = Format::kCbor;
+  r.from = from;
   r.to = Format::kJson;
   r.input = cbor;
   r.limits = limits;
@@ -209,7 +213,7 @@ void Compare(const std::string& cbor, bool plain, const Limits& limits, const Ma
     if (s.code == ErrorCode::kBudgetExceeded) return;
     Limits roomy_limits = limits;
     roomy_limits.max_alloc_bytes = Limits().max_alloc_bytes;
-    const Result roomy = General(cbor, roomy_limits, options);
+    const Result roomy = General(from, cbor, roomy_limits, options);
     ASSERT_EQ(s.code, roomy.status.code) << s.ToString() << " vs " << roomy.status.ToString();
     ASSERT_EQ(s.offset, roomy.status.offset) << s.ToString();
     if (s.ok()) {
@@ -225,24 +229,47 @@ void Compare(const std::string& cbor, bool plain, const Limits& limits, const Ma
   }
 }
 
-TEST(CborJsonFast, SameAsTheGeneralPathOnRandomDocuments) {
+// The document in `from`: CBOR as generated, or MessagePack by the general transcoder
+// (false when it has no MessagePack form, or is not well-formed CBOR).
+bool InFormat(Format from, const std::string& cbor, std::string* doc) {
+  if (from == Format::kCbor) {
+    *doc = cbor;
+    return true;
+  }
+  TranscodeRequest r;
+  r.from = Format::kCbor;
+  r.to = Format::kMsgpack;
+  r.input = cbor;
+  r.options.allow_duplicate_keys = true;  // kept, for the JSON side to refuse
+  OutputBuffer out;
+  if (!Transcode(r, out).ok()) return false;
+  *doc = std::string(out.view());
+  return true;
+}
+
+class FastToJsonTest : public ::testing::TestWithParam<Format> {};
+
+TEST_P(FastToJsonTest, SameAsTheGeneralPathOnRandomDocuments) {
   Generator gen(20261130);
   Limits limits;
   MappingOptions options;
-  int fast_answers = 0, plain_docs = 0;
+  int fast_answers = 0, plain_docs = 0, docs = 0;
   for (int i = 0; i < 20000; ++i) {
     bool plain;
-    const std::string cbor = gen.Document(&plain);
+    std::string doc;
+    if (!InFormat(GetParam(), gen.Document(&plain), &doc)) continue;
+    ++docs;
     plain_docs += plain;
-    ASSERT_NO_FATAL_FAILURE(Compare(cbor, plain, limits, options, &fast_answers)) << "document " << i;
+    ASSERT_NO_FATAL_FAILURE(Compare(GetParam(), doc, plain, limits, options, &fast_answers)) << "document " << i;
   }
+  EXPECT_GT(docs, 12000);
   EXPECT_GT(plain_docs, 8000);
   EXPECT_GT(fast_answers, 6000);
 }
 
 // Every limit the fast path shares with the general path, lowered so that random
 // documents hit it: the answers (fallback, then the general path's error) still agree.
-TEST(CborJsonFast, SameAsTheGeneralPathUnderLowLimits) {
+TEST_P(FastToJsonTest, SameAsTheGeneralPathUnderLowLimits) {
   Generator gen(7);
   int fast_answers = 0;
   for (int i = 0; i < 20000; ++i) {
@@ -257,11 +284,48 @@ TEST(CborJsonFast, SameAsTheGeneralPathUnderLowLimits) {
     MappingOptions options;
     options.allow_duplicate_keys = i % 7 == 0;
     bool plain;
-    const std::string cbor = gen.Document(&plain);
-    ASSERT_NO_FATAL_FAILURE(Compare(cbor, false, limits, options, &fast_answers)) << "document " << i;
+    std::string doc;
+    if (!InFormat(GetParam(), gen.Document(&plain), &doc)) continue;
+    ASSERT_NO_FATAL_FAILURE(Compare(GetParam(), doc, false, limits, options, &fast_answers)) << "document " << i;
   }
   EXPECT_GT(fast_answers, 2000);
 }
+
+// Every MessagePack width the fast path reads, including those no preferred encoder
+// writes (uint32 for 5, str16 for "ab", array32 of 1, map16 of 1): the same JSON as the
+// general path, from the fast path itself.
+TEST(FastToJsonMsgpack, EveryWidth) {
+  const std::string docs[] = {
+      std::string("\xcc\x05", 2), std::string("\xcd\x00\x05", 3), std::string("\xce\x00\x00\x00\x05", 5),
+      std::string("\xcf\x00\x00\x00\x00\x00\x00\x00\x05", 9), std::string("\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9),
+      std::string("\xd0\xfb", 2), std::string("\xd1\xff\xfb", 3), std::string("\xd2\xff\xff\xff\xfb", 5),
+      std::string("\xd3\xff\xff\xff\xff\xff\xff\xff\xfb", 9), std::string("\xd3\x80\x00\x00\x00\x00\x00\x00\x00", 9),
+      std::string("\xd0\x05", 2), std::string("\xe0", 1), std::string("\x7f", 1),
+      std::string("\xd9\x02" "ab", 4), std::string("\xda\x00\x02" "ab", 5), std::string("\xdb\x00\x00\x00\x02" "ab", 7),
+      std::string("\xdc\x00\x01\xc3", 4), std::string("\xdd\x00\x00\x00\x01\xc2", 6),
+      std::string("\xde\x00\x01\xa1k\xc0", 6), std::string("\xdf\x00\x00\x00\x01\xa1k\xc0", 8),
+      std::string("\xca\x3f\xc0\x00\x00", 5), std::string("\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00", 9),
+      std::string("\x82\xa1" "a\x90\xa1" "b\x80", 7)};
+  const char* const expected[] = {"5", "5", "5", "5", "18446744073709551615", "-5", "-5", "-5", "-5",
+                                  "-9223372036854775808", "5", "-32", "127", "\"ab\"", "\"ab\"", "\"ab\"", "[true]",
+                                  "[false]", "{\"k\":null}", "{\"k\":null}", "1.5", "1.5", "{\"a\":[],\"b\":{}}"};
+  static_assert(std::size(docs) == std::size(expected));
+  for (size_t i = 0; i < std::size(docs); ++i) {
+    Limits limits;
+    MappingOptions options;
+    Context ctx(limits, options);
+    OutputBuffer out;
+    out.Begin(limits.max_output_bytes, &ctx.budget);
+    ASSERT_TRUE(FastMsgpackToJson(ctx, docs[i], out)) << i;
+    EXPECT_EQ(std::string(out.view()), expected[i]) << i;
+    EXPECT_EQ(General(Format::kMsgpack, docs[i], limits, options).output, expected[i]) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, FastToJsonTest, ::testing::Values(Format::kCbor, Format::kMsgpack),
+                         [](const ::testing::TestParamInfo<Format>& info) {
+                           return info.param == Format::kCbor ? "Cbor" : "Msgpack";
+                         });
 
 }  // namespace
 }  // namespace rosetta::codec
