@@ -33,10 +33,27 @@ struct Item {
   double d = 0;   // kDouble
 };
 
+// n (1, 2, 4 or 8) bytes, most significant first: one load and a byte swap.
 inline uint64_t BigEndian(const uint8_t* p, size_t n) {
-  uint64_t x = 0;
-  for (size_t i = 0; i < n; ++i) x = x << 8 | p[i];
-  return x;
+  switch (n) {
+    case 1:
+      return p[0];
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return __builtin_bswap16(v);
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      return __builtin_bswap32(v);
+    }
+    default: {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return __builtin_bswap64(v);
+    }
+  }
 }
 
 // CBOR (RFC 8949): the items the fast loop takes. False on anything else, and when an
