@@ -55,8 +55,8 @@ inline void Eight(char* p, uint32_t v) {
   Four(p, v / 10000);
   Four(p + 4, v % 10000);
 }
-// 1..8 digits of v < 10^8, no leading zeros; returns the end.
-inline char* UpToEight(char* p, uint32_t v) {
+// 1..4 digits of v < 10^4, no leading zeros; returns the end.
+inline char* UpToFour(char* p, uint32_t v) {
   if (v < 100) {
     if (v < 10) {
       *p = static_cast<char>('0' + v);
@@ -65,17 +65,19 @@ inline char* UpToEight(char* p, uint32_t v) {
     Pair(p, v);
     return p + 2;
   }
-  if (v < 10000) {
-    if (v < 1000) {
-      *p = static_cast<char>('0' + v / 100);
-      Pair(p + 1, v % 100);
-      return p + 3;
-    }
-    Four(p, v);
-    return p + 4;
+  if (v < 1000) {
+    *p = static_cast<char>('0' + v / 100);
+    Pair(p + 1, v % 100);
+    return p + 3;
   }
+  Four(p, v);
+  return p + 4;
+}
+// 1..8 digits of v < 10^8, no leading zeros; returns the end.
+inline char* UpToEight(char* p, uint32_t v) {
+  if (v < 10000) return UpToFour(p, v);
   const uint32_t hi = v / 10000, lo = v % 10000;
-  p = UpToEight(p, hi);  // 1..4 digits
+  p = UpToFour(p, hi);
   Four(p, lo);
   return p + 4;
 }
