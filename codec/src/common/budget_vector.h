@@ -1,10 +1,12 @@
 #pragma once
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
 
+#include "common/block_cache.h"
 #include "common/context.h"
 
 namespace rosetta::codec {
@@ -21,7 +23,7 @@ class BudgetVector {
   BudgetVector(const BudgetVector&) = delete;
   BudgetVector& operator=(const BudgetVector&) = delete;
   ~BudgetVector() {
-    if (!is_inline()) std::free(data_);
+    if (block_bytes_) CachedFree(data_, block_bytes_);
   }
 
   bool Reserve(size_t n) {
@@ -47,27 +49,26 @@ class BudgetVector {
   [[gnu::noinline]] bool Grow(size_t n) {
     size_t cap = cap_ ? cap_ * 2 : 16;
     if (cap < n) cap = n;
-    const size_t heap_before = is_inline() ? 0 : cap_;
-    if (!ctx_.budget.Charge((cap - heap_before) * sizeof(T))) return ctx_.BudgetExceeded((cap - heap_before) * sizeof(T));
-    T* p;
-    if (is_inline()) {
-      p = static_cast<T*>(std::malloc(cap * sizeof(T)));
-      if (p != nullptr && size_ != 0) std::memcpy(static_cast<void*>(p), static_cast<const void*>(data_), size_ * sizeof(T));
-    } else {
-      p = static_cast<T*>(std::realloc(static_cast<void*>(data_), cap * sizeof(T)));
-    }
-    if (p == nullptr) throw std::bad_alloc();
+    if (cap > (SIZE_MAX / 4) / sizeof(T)) return ctx_.BudgetExceeded(SIZE_MAX / 4);
+    // Blocks come from the thread's cache (block_cache.h) in power-of-two sizes; the
+    // budget is charged for the whole block before it is taken.
+    const size_t bytes = CachedBlockSize(cap * sizeof(T));
+    if (!ctx_.budget.Charge(bytes - block_bytes_)) return ctx_.BudgetExceeded(bytes - block_bytes_);
+    T* p = static_cast<T*>(CachedAlloc(bytes));
+    if (size_ != 0) std::memcpy(static_cast<void*>(p), static_cast<const void*>(data_), size_ * sizeof(T));
+    if (block_bytes_) CachedFree(data_, block_bytes_);
     data_ = p;
-    cap_ = cap;
+    cap_ = bytes / sizeof(T);
+    block_bytes_ = bytes;
     return true;
   }
-  bool is_inline() const { return kInline != 0 && data_ == reinterpret_cast<const T*>(inline_); }
 
   Context& ctx_;
   alignas(T) unsigned char inline_[kInline ? kInline * sizeof(T) : 1];
   T* data_ = kInline ? reinterpret_cast<T*>(inline_) : nullptr;
   size_t size_ = 0;
   size_t cap_ = kInline;
+  size_t block_bytes_ = 0;  // the heap block data_ points to (0: inline or none)
 };
 
 }  // namespace rosetta::codec
