@@ -17,14 +17,6 @@ using grpc::health::v1::Health;
 using grpc::health::v1::HealthCheckRequest;
 using grpc::health::v1::HealthCheckResponse;
 
-v1::TranscodeRequest Req(v1::Format in, v1::Format out, std::string payload) {
-  v1::TranscodeRequest r;
-  r.set_input_format(in);
-  r.set_output_format(out);
-  r.set_payload(std::move(payload));
-  return r;
-}
-
 class GrpcServerTest : public ServiceTest {
  protected:
   void SetUp() override {

@@ -56,10 +56,7 @@ class MetricsTest : public ServiceTest {
 
   grpc::Status GrpcTranscode(v1::Format in, v1::Format out, const std::string& payload, uint32_t max_depth = 0,
                              uint64_t max_input = 0) {
-    v1::TranscodeRequest r;
-    r.set_input_format(in);
-    r.set_output_format(out);
-    r.set_payload(payload);
+    v1::TranscodeRequest r = Req(in, out, payload);
     if (max_depth) r.mutable_limits()->set_max_depth(max_depth);
     if (max_input) r.mutable_limits()->set_max_input_bytes(max_input);
     v1::TranscodeResponse resp;
@@ -250,10 +247,7 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     grpc::ClientContext stream_context;
     SetDeadline(stream_context);
     auto stream = stub_->TranscodeStream(&stream_context);
-    v1::TranscodeRequest one;
-    one.set_input_format(v1::FORMAT_JSON);
-    one.set_output_format(v1::FORMAT_CBOR);
-    one.set_payload("[1]");
+    const v1::TranscodeRequest one = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1]");
     v1::TranscodeResponse answer;
     ASSERT_TRUE(stream->Write(one));
     ASSERT_TRUE(stream->Read(&answer));

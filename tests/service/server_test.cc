@@ -105,10 +105,7 @@ TEST_F(ServerTest, DrainEndsIdleGrpcStreamAndRefusesNewCalls) {
   grpc::ClientContext context;
   SetDeadline(context, milliseconds(20000));
   auto stream = stub->TranscodeStream(&context);
-  v1::TranscodeRequest req;
-  req.set_input_format(v1::FORMAT_JSON);
-  req.set_output_format(v1::FORMAT_CBOR);
-  req.set_payload("[1]");
+  const v1::TranscodeRequest req = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1]");
   v1::TranscodeResponse resp;
   ASSERT_TRUE(stream->Write(req));
   ASSERT_TRUE(stream->Read(&resp));

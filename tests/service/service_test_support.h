@@ -372,6 +372,15 @@ inline std::unique_ptr<rosetta::v1::Transcoder::Stub> TranscoderStub(const std::
   return rosetta::v1::Transcoder::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
 }
 
+// A TranscodeRequest of `payload` from `in` to `out`, with the server's limits.
+inline rosetta::v1::TranscodeRequest Req(rosetta::v1::Format in, rosetta::v1::Format out, std::string payload) {
+  rosetta::v1::TranscodeRequest r;
+  r.set_input_format(in);
+  r.set_output_format(out);
+  r.set_payload(std::move(payload));
+  return r;
+}
+
 inline void SetDeadline(grpc::ClientContext& context, milliseconds timeout = milliseconds(5000)) {
   context.set_deadline(std::chrono::system_clock::now() + timeout);
 }
