@@ -59,6 +59,11 @@ inline uint64_t BigEndian(const uint8_t* p, size_t n) {
 // CBOR (RFC 8949): the items the fast loop takes. False on anything else, and when an
 // argument runs past the end.
 struct CborItems {
+  // A text string of 0..23 bytes (most keys): its length from the initial byte alone.
+  static bool ShortText(uint8_t ib, uint64_t* len) {
+    *len = ib & 31;
+    return (ib >> 5) == 3 && *len < 24;
+  }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t ib = *p++;
     const uint8_t ai = ib & 31;
@@ -102,6 +107,11 @@ struct CborItems {
 // MessagePack: the items the fast loop takes. False on anything else (bin, ext, 0xc1), and
 // when a value runs past the end.
 struct MsgpackItems {
+  // A fixstr (0..31 bytes: most keys): its length from the initial byte alone.
+  static bool ShortText(uint8_t b, uint64_t* len) {
+    *len = b & 31;
+    return (b & 0xe0) == 0xa0;
+  }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t b = *p++;
     if (b <= 0x7f) {
@@ -274,7 +284,13 @@ bool FastToJson<Items>::Run() {
       if (at_key) {
         std::string_view key;
         Item it;
-        if (p >= end || !Items::Next(p, end, &it) || it.tok != Tok::kText || !text(it, &key)) return finish(false);
+        if (p >= end) return finish(false);
+        if (Items::ShortText(*p, &it.u)) {
+          ++p;
+        } else if (!Items::Next(p, end, &it) || it.tok != Tok::kText) {
+          return finish(false);
+        }
+        if (!text(it, &key)) return finish(false);
         if (check_keys_ && keys_.Insert(KeyKind::kText, key) != KeySet::kInserted) return finish(false);
         if (!string(key, ':')) return finish(false);
         continue;
