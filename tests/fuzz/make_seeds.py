@@ -41,6 +41,14 @@ for i, (fmt, blob) in enumerate(seeds):
         put('fuzz_transcode', 'seed_%04d_%d' % (i, to), bytes([fmt + 3 * to]) + blob)
     put('fuzz_roundtrip', 'seed_%04d' % i, bytes([fmt]) + blob)
 
+# fast_to_json: bit 0 of the first byte picks CBOR (1) or MessagePack (0).
+for i, blob in enumerate(cbor):
+    put('fuzz_fast_to_json', 'cbor_%02d' % i, bytes([1]) + blob)
+for i, blob in enumerate(mp):
+    put('fuzz_fast_to_json', 'msgpack_%03d' % i, bytes([0]) + blob)
+put('fuzz_fast_to_json', 'cbor_doc', bytes([1]) + bytes.fromhex('a2626964187b646e616d6583f563c3a978f93e00'))
+put('fuzz_fast_to_json', 'msgpack_doc', bytes([0]) + bytes.fromhex('82a26964cd01c8a46e616d6593c3c0cb3ff8000000000000'))
+
 def frame(op, rid, fin, fout, payload, mtype=b''):
     body = struct.pack('>BBIBBH', 1, op, rid, fin, fout, len(mtype)) + mtype + payload
     return struct.pack('>I', len(body)) + body
