@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/big_endian.h"
 #include "common/float_bits.h"
 #include "common/reader_state.h"
 #include "common/scratch.h"
@@ -45,10 +46,8 @@ class CborReader {
     if (ai > 27) return Fail(ErrorCode::kSyntax, start, "reserved additional information " + std::to_string(ai));
     size_t n = size_t{1} << (ai - 24);
     if (static_cast<size_t>(end_ - pos_) < n) return Truncated(start, n);
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v = v << 8 | pos_[i];
+    *arg = LoadBigEndian(pos_, n);
     pos_ += n;
-    *arg = v;
     return true;
   }
   bool ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out);

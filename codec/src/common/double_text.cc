@@ -9,38 +9,6 @@
 #include "common/decimal.h"
 
 namespace rosetta::codec {
-namespace {
-
-// Writes the n decimal digits of v (n = DecimalDigits(v)) at p, 8 at a time with 32-bit
-// arithmetic once the rest fits.
-inline void WriteDigits(char* p, uint64_t v, int n) {
-  char* q = p + n;
-  while (v >= 100000000) {
-    const uint64_t hi = v / 100000000;
-    uint32_t lo = static_cast<uint32_t>(v - hi * 100000000);
-    v = hi;
-    const uint32_t a = lo / 10000, b = lo % 10000;
-    std::memcpy(q - 8, kDigitPairs + 2 * (a / 100), 2);
-    std::memcpy(q - 6, kDigitPairs + 2 * (a % 100), 2);
-    std::memcpy(q - 4, kDigitPairs + 2 * (b / 100), 2);
-    std::memcpy(q - 2, kDigitPairs + 2 * (b % 100), 2);
-    q -= 8;
-  }
-  uint32_t w = static_cast<uint32_t>(v);
-  while (w >= 100) {
-    q -= 2;
-    std::memcpy(q, kDigitPairs + 2 * (w % 100), 2);
-    w /= 100;
-  }
-  if (w >= 10) {
-    std::memcpy(q - 2, kDigitPairs + 2 * w, 2);
-  } else {
-    q[-1] = static_cast<char>('0' + w);
-  }
-}
-
-}  // namespace
-
 char* WriteShortestDouble(char* p, double d, bool* integral) {
   if (std::signbit(d)) {
     *p++ = '-';
@@ -63,7 +31,7 @@ char* WriteShortestDouble(char* p, double d, bool* integral) {
   if (fixed_len <= sci_len) {
     *integral = exp >= 0;
     if (exp == 0) {  // ddd
-      WriteDigits(p, sig, n);
+      WriteDecimal(p, sig);
       return p + n;
     }
     if (exp > 0) {
@@ -77,12 +45,12 @@ char* WriteShortestDouble(char* p, double d, bool* integral) {
       const uint64_t low = static_cast<uint64_t>(v % kTen19);  // 19 digits, leading zeros kept
       const int low_digits = DecimalDigits(low);
       std::memset(p, '0', 19);
-      WriteDigits(p + 19 - low_digits, low, low_digits);
+      WriteDecimal(p + 19 - low_digits, low);
       return p + 19;
     }
     const int whole = n + exp;  // digits before the point
     if (whole > 0) {            // dd.ddd: the digits one place right, the whole part moved back
-      WriteDigits(p + 1, sig, n);
+      WriteDecimal(p + 1, sig);
       for (int i = 0; i < whole; ++i) p[i] = p[i + 1];
       p[whole] = '.';
       return p + n + 1;
@@ -90,11 +58,11 @@ char* WriteShortestDouble(char* p, double d, bool* integral) {
     p[0] = '0';  // 0.000ddd
     p[1] = '.';
     for (int i = 0; i < -whole; ++i) p[2 + i] = '0';
-    WriteDigits(p + 2 - whole, sig, n);
+    WriteDecimal(p + 2 - whole, sig);
     return p + 2 - whole + n;
   }
   *integral = false;
-  WriteDigits(p + 1, sig, n);  // d.ddd: the first digit moved back over the point
+  WriteDecimal(p + 1, sig);  // d.ddd: the first digit moved back over the point
   p[0] = p[1];
   if (n > 1) {
     p[1] = '.';

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "common/big_endian.h"
 #include "common/budget_vector.h"
 #include "common/decimal.h"
 #include "common/double_text.h"
@@ -33,29 +34,6 @@ struct Item {
   double d = 0;   // kDouble
 };
 
-// n (1, 2, 4 or 8) bytes, most significant first: one load and a byte swap.
-inline uint64_t BigEndian(const uint8_t* p, size_t n) {
-  switch (n) {
-    case 1:
-      return p[0];
-    case 2: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return __builtin_bswap16(v);
-    }
-    case 4: {
-      uint32_t v;
-      std::memcpy(&v, p, 4);
-      return __builtin_bswap32(v);
-    }
-    default: {
-      uint64_t v;
-      std::memcpy(&v, p, 8);
-      return __builtin_bswap64(v);
-    }
-  }
-}
-
 // CBOR (RFC 8949): the items the fast loop takes. False on anything else, and when an
 // argument runs past the end.
 struct CborItems {
@@ -78,7 +56,7 @@ struct CborItems {
         case 27: {
           const size_t n = size_t{1} << (ai - 24);
           if (static_cast<size_t>(end - p) < n) return false;
-          const uint64_t v = BigEndian(p, n);
+          const uint64_t v = LoadBigEndian(p, n);
           p += n;
           it->tok = Tok::kDouble;
           it->d = ai == 25   ? HalfToDouble(static_cast<uint16_t>(v))
@@ -94,7 +72,7 @@ struct CborItems {
     if (ai >= 24) {
       const size_t n = size_t{1} << (ai - 24);
       if (static_cast<size_t>(end - p) < n) return false;
-      arg = BigEndian(p, n);
+      arg = LoadBigEndian(p, n);
       p += n;
     }
     static constexpr Tok kTok[6] = {Tok::kUint, Tok::kNegInt, Tok::kUint, Tok::kText, Tok::kArray, Tok::kMap};
@@ -131,7 +109,7 @@ struct MsgpackItems {
     }
     auto fixed = [&](size_t n, uint64_t* v) {
       if (static_cast<size_t>(end - p) < n) return false;
-      *v = BigEndian(p, n);
+      *v = LoadBigEndian(p, n);
       p += n;
       return true;
     };

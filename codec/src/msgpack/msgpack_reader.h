@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/big_endian.h"
 #include "common/reader_state.h"
 #include "common/utf8.h"
 #include "rosetta/codec/sink.h"
@@ -38,10 +39,8 @@ class MsgpackReader {
   // Big-endian unsigned of n bytes.
   bool Fixed(size_t n, uint64_t start, uint64_t* v) {
     if (static_cast<size_t>(end_ - pos_) < n) return Truncated(start, n);
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; ++i) x = x << 8 | pos_[i];
+    *v = LoadBigEndian(pos_, n);
     pos_ += n;
-    *v = x;
     return true;
   }
   // Claim guard for str/bin/ext payloads: checked against the bytes left first.
@@ -60,11 +59,7 @@ class MsgpackReader {
   // A timestamp ext's data with no nanoseconds: its seconds as an integer key.
   static void WholeSecondsKey(std::string_view data, KeyKind* kind, uint64_t* num) {
     const auto* p = reinterpret_cast<const u8*>(data.data());
-    auto big = [p](size_t at, size_t n) {
-      uint64_t x = 0;
-      for (size_t i = 0; i < n; ++i) x = x << 8 | p[at + i];
-      return x;
-    };
+    auto big = [p](size_t at, size_t n) { return LoadBigEndian(p + at, n); };
     int64_t seconds;
     if (data.size() == 4) {
       seconds = static_cast<int64_t>(big(0, 4));
@@ -92,11 +87,7 @@ bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
     return (sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && sink_.Bytes(data)) || SinkFailed(start);
   }
   const auto* p = reinterpret_cast<const u8*>(data.data());
-  auto big = [p](size_t at, size_t n) {
-    uint64_t x = 0;
-    for (size_t i = 0; i < n; ++i) x = x << 8 | p[at + i];
-    return x;
-  };
+  auto big = [p](size_t at, size_t n) { return LoadBigEndian(p + at, n); };
   int64_t seconds;
   uint64_t nanos;
   if (data.size() == 4) {
