@@ -361,6 +361,10 @@ TEST(JsonWriterLimits, OutputOfExactlyMaxOutputBytesIsWritten) {
   EXPECT_OUTPUT(CborToJson("81 d8 34 44 c0 00 02 01", MaxOutput(13)), R"(["192.0.2.1"])");
   EXPECT_OUTPUT(CborToJson("c3 49 01 00 00 00 00 00 00 00 00", MaxOutput(21)), "-18446744073709551617");
   EXPECT_OUTPUT(CborToJson("82 f5 f6", MaxOutput(11)), "[true,null]");
+  // Numbers whose writers store whole words past the text, into exactly their room.
+  EXPECT_OUTPUT(CborToJson("81 fb c0 50 67 45 80 3c d1 42", MaxOutput(12)), "[-65.613617]");
+  EXPECT_OUTPUT(CborToJson("fb 41 9d 6f 34 54 7e 69 ad", MaxOutput(15)), "123456789.12345");
+  EXPECT_OUTPUT(CborToJson("82 3b 00 00 00 03 ff ff ff ff 1a 05 f5 e1 00", MaxOutput(24)), "[-17179869184,100000000]");
 }
 
 TEST(JsonWriterLimits, OutputPastMaxOutputBytesIsRefusedAtTheItemThatDoesNotFit) {

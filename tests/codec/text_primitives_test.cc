@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -22,9 +23,21 @@ std::string Reference(uint64_t v) {
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+// The writers store nothing outside the text they return: a canary on both sides.
+constexpr char kCanary = 0x5A;
+bool CanaryIntact(const char* buf, size_t size, size_t from, size_t text_size) {
+  for (size_t i = 0; i < size; ++i) {
+    if ((i < from || i >= from + text_size) && buf[i] != kCanary) return false;
+  }
+  return true;
+}
+
 std::string Written(uint64_t v) {
-  char buf[24];
-  return std::string(buf, WriteDecimal(buf, v));
+  char buf[64];
+  std::memset(buf, kCanary, sizeof buf);
+  std::string text(buf + 8, WriteDecimal(buf + 8, v));
+  EXPECT_TRUE(CanaryIntact(buf, sizeof buf, 8, text.size())) << v;
+  return text;
 }
 
 TEST(WriteDecimal, EveryDigitCountBoundary) {
@@ -64,9 +77,11 @@ std::string ReferenceDouble(double d) {
 }
 
 std::string WrittenDouble(double d) {
-  char buf[40];
+  char buf[80];
+  std::memset(buf, kCanary, sizeof buf);
   bool integral;
-  std::string text(buf, WriteShortestDouble(buf, d, &integral));
+  std::string text(buf + 8, WriteShortestDouble(buf + 8, d, &integral));
+  EXPECT_TRUE(CanaryIntact(buf, sizeof buf, 8, text.size())) << text;
   EXPECT_EQ(integral, text.find_first_of(".e") == std::string::npos) << text;
   return text;
 }
