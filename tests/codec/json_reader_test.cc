@@ -148,6 +148,46 @@ TEST(JsonReaderErrors, DuplicateKeyAtTheSecondKey) {
   EXPECT_TRUE(CheckJson(R"({"a":1,"A":2})").status.ok());
 }
 
+// Keys without escapes are taken from the input as they are (json_reader.h RawJsonString,
+// a word at a time); keys with one go through simdjson's unescaping. Every length across
+// three words, with each escape at every place, must read as the same key.
+TEST(JsonReaderKeys, KeysOfEveryLengthWithAnEscapeAtEveryPlaceReadExactly) {
+  const std::pair<std::string, std::string> kEscapes[] = {
+      {"\\\"", "\""}, {"\\\\", "\\"}, {"\\n", "\n"}, {"\\u00e9", "\xc3\xa9"}, {"\\/", "/"}};
+  int checked = 0;
+  for (size_t n = 0; n <= 24; ++n) {
+    for (int at = -1; at < static_cast<int>(n); ++at) {  // -1: no escape
+      for (const auto& [escaped, value] : kEscapes) {
+        std::string raw, key;
+        for (size_t i = 0; i < n; ++i) {
+          const char c = static_cast<char>('a' + i);
+          raw += static_cast<int>(i) == at ? escaped : std::string(1, c);
+          key += static_cast<int>(i) == at ? value : std::string(1, c);
+        }
+        std::string cbor = "\xa1";
+        if (key.size() < 24) {
+          cbor += static_cast<char>(0x60 + key.size());
+        } else {
+          cbor += '\x78';
+          cbor += static_cast<char>(key.size());
+        }
+        cbor += key + '\x01';
+        EXPECT_OUTPUT(JsonToCbor("{\"" + raw + "\":1}"), ToHex(cbor));
+        // The same key twice, once spelled with an escape where the other has none (the
+        // escapes whose character may stand in a string as it is).
+        if (at >= 0 && (value == "/" || value == "\xc3\xa9")) {
+          std::string path = "/";
+          for (char c : key) path += c == '/' ? std::string("~1") : std::string(1, c);
+          EXPECT_REFUSED(CheckJson("{\"" + key + "\":1,\"" + raw + "\":2}"), "duplicate_key", key.size() + 6, path);
+        }
+        ++checked;
+        if (at < 0) break;  // once without an escape
+      }
+    }
+  }
+  EXPECT_EQ(checked, 25 + 5 * 300);
+}
+
 TEST(JsonReaderErrors, DuplicateKeysAllowedByOption) {
   MappingOptions allow;
   allow.allow_duplicate_keys = true;

@@ -60,19 +60,44 @@ inline constexpr char kHex[] = "0123456789abcdef";
 inline char* WriteJsonStringBounded(char* o, std::string_view s, const char* readable) {
   using namespace json_escape;
   const char* p = s.data();
-  const char* const end = p + s.size();
+  const size_t n = s.size();
+  const char* const end = p + n;
   *o++ = '"';
-  if (s.size() < 8 && readable - p >= 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    const uint64_t keep = s.size() ? ~uint64_t{0} >> (64 - 8 * s.size()) : 0;  // little-endian: the first bytes
-    // Bytes past the string become 'a' (0x61): nothing to escape.
-    if (!MayNeedEscape((w & keep) | (0x6161616161616161ull & ~keep))) {
-      std::memcpy(o, &w, 8);
-      o += s.size();
-      *o++ = '"';
-      return o;
+  if (n < 8) {
+    if (readable - p >= 8) {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      const uint64_t keep = n ? ~uint64_t{0} >> (64 - 8 * n) : 0;  // little-endian: the first bytes
+      // Bytes past the string become 'a' (0x61): nothing to escape.
+      if (!MayNeedEscape((w & keep) | (0x6161616161616161ull & ~keep))) {
+        std::memcpy(o, &w, 8);
+        o += n;
+        *o++ = '"';
+        return o;
+      }
     }
+  } else {
+    // Whole words, then the last 8 bytes as one more word that overlaps the one before:
+    // no byte loop for a string with nothing to escape.
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      if (MayNeedEscape(w)) break;
+      std::memcpy(o + i, &w, 8);
+    }
+    if (i + 8 > n) {  // every whole word copied
+      uint64_t w;
+      std::memcpy(&w, end - 8, 8);
+      if (i == n || !MayNeedEscape(w)) {
+        std::memcpy(o + n - 8, &w, 8);
+        o += n;
+        *o++ = '"';
+        return o;
+      }
+    }
+    p += i;  // the rest byte by byte from the word that stopped it
+    o += i;
   }
   for (;;) {
     while (end - p >= 8) {

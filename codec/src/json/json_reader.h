@@ -1,5 +1,6 @@
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -22,6 +23,28 @@ namespace ondemand = simdjson::ondemand;
 ondemand::parser& ThreadJsonParser();
 // Memory the parser works in for n bytes of input, charged to each JSON request.
 inline uint64_t JsonParserBytes(size_t n) { return uint64_t{n} * 6 + 4096; }
+
+// The contents of a JSON string that starts at p (after its opening quote) when it has no
+// escapes: then its bytes in the input are its value, and simdjson's copy into its string
+// buffer is not needed. False when a backslash comes before the closing quote. Only for
+// strings simdjson's first stage has checked (closed, UTF-8, no raw control characters),
+// in padded input: it reads whole words, up to 7 bytes past the closing quote.
+inline bool RawJsonString(const char* p, std::string_view* s) {
+  static_assert(std::endian::native == std::endian::little, "bytes are found by their place in a little-endian word");
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  for (const char* q = p;; q += 8) {
+    uint64_t w;
+    std::memcpy(&w, q, 8);
+    const uint64_t quote = w ^ (kOnes * '"'), slash = w ^ (kOnes * '\\');
+    // A zero byte's high bit: exact for the lowest one, which is all that is used.
+    const uint64_t at_quote = (quote - kOnes) & ~quote & kHigh;
+    const uint64_t at_slash = (slash - kOnes) & ~slash & kHigh;
+    if ((at_quote | at_slash) == 0) continue;
+    if (at_slash != 0 && (at_quote == 0 || std::countr_zero(at_slash) < std::countr_zero(at_quote))) return false;
+    *s = {p, static_cast<size_t>(q - p) + (std::countr_zero(at_quote) >> 3)};
+    return true;
+  }
+}
 
 // Reads JSON (RFC 8259) on simdjson's On-Demand API, which validates UTF-8 and finds the
 // structure with SIMD, and drives a sink directly from it: no tree, no tape. Depth,
@@ -257,7 +280,9 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         // Where the key starts, taken before unescaped_key() consumes it (field.key() is
         // undefined afterwards: simdjson assumes a live key).
         const char* key_at = reinterpret_cast<const char*>(field.key().raw()) - 1;
-        if (auto e = field.unescaped_key().get(key)) [[unlikely]] return Malformed(e);
+        if (!RawJsonString(key_at + 1, &key)) {  // it has escapes: simdjson unescapes it
+          if (auto e = field.unescaped_key().get(key)) [[unlikely]] return Malformed(e);
+        }
         if (key.size() > limits.max_string_bytes) [[unlikely]] return Malformed(simdjson::STRING_ERROR);
         if (f.index >= limits.max_items * 2) [[unlikely]] return Malformed(simdjson::TAPE_ERROR);
         if (!sink_.Text(key)) [[unlikely]] {

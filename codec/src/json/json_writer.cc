@@ -53,6 +53,14 @@ bool JsonWriter::NonFinite(double d) {
 }
 
 bool JsonWriter::String(std::string_view s) {
+  // A short string when the room for its worst case is there already: written directly,
+  // word by word (never made room for: that could grow the buffer, and charge the budget,
+  // for escapes the string does not have).
+  if (s.size() <= 256 && static_cast<size_t>(out_.room_end() - out_.cursor()) >= 6 * s.size() + 10) {
+    char* const o = out_.cursor();
+    out_.Advance(WriteJsonStringBounded(o, s, s.data() + s.size()) - o);
+    return true;
+  }
   if (!WriteJsonString(out_, s)) [[unlikely]] return OutputFull();
   return true;
 }
