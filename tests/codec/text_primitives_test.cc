@@ -14,6 +14,7 @@
 #include "common/decimal.h"
 #include "common/double_text.h"
 #include "common/utf8.h"
+#include "rosetta/codec/output.h"
 
 namespace rosetta::codec {
 namespace {
@@ -121,6 +122,29 @@ TEST(WriteShortestDouble, SameTextAsToChars) {
     if (std::isfinite(d)) check(d);
   }
   EXPECT_GT(checked, 600000);
+}
+
+// OutputBuffer::Append copies short runs with overlapping word moves: every length, at
+// every alignment, lands exactly, and nothing past it is touched.
+TEST(OutputBufferAppend, EveryLengthAtEveryAlignmentIsExact) {
+  std::string source(64, '\0');
+  for (size_t i = 0; i < source.size(); ++i) source[i] = static_cast<char>('A' + i % 50);
+  int checked = 0;
+  for (size_t offset = 0; offset < 8; ++offset) {
+    for (size_t n = 0; n <= 40; ++n) {
+      OutputBuffer out;
+      out.Begin(1024, nullptr);
+      ASSERT_TRUE(out.Ensure(128));
+      std::memset(out.cursor(), kCanary, 128);
+      out.Append("0123456789", offset);
+      out.Append(n ? source.data() + offset : nullptr, n);
+      ASSERT_EQ(out.size(), offset + n);
+      EXPECT_EQ(std::string(out.data() + offset, n), source.substr(offset, n)) << offset << " " << n;
+      for (size_t i = offset + n; i < 128; ++i) ASSERT_EQ(out.data()[i], kCanary) << offset << " " << n << " " << i;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 8 * 41);
 }
 
 TEST(ValidUtf8, AgreesWithTheByteByByteCheck) {

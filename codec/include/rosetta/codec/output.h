@@ -39,9 +39,30 @@ class OutputBuffer {
   char* room_end() { return data_ + room_; }
   void Advance(size_t n) { size_ += n; }
   void Append(const void* p, size_t n) {  // after Ensure(n)
-    if (n == 0) return;  // p may be null for an empty view
-    std::memcpy(data_ + size_, p, n);
+    char* const d = data_ + size_;
+    const char* const s = static_cast<const char*>(p);
     size_ += n;
+    // Up to 16 bytes (keys, names, literals) as two loads and two stores that overlap,
+    // not a call to memcpy; nothing outside [d, d + n) is read or written.
+    if (n >= 8 && n <= 16) {
+      uint64_t a, b;
+      std::memcpy(&a, s, 8);
+      std::memcpy(&b, s + n - 8, 8);
+      std::memcpy(d, &a, 8);
+      std::memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+      uint32_t a, b;
+      std::memcpy(&a, s, 4);
+      std::memcpy(&b, s + n - 4, 4);
+      std::memcpy(d, &a, 4);
+      std::memcpy(d + n - 4, &b, 4);
+    } else if (n > 0 && n < 4) {  // p may be null for an empty view
+      d[0] = s[0];
+      d[n / 2] = s[n / 2];
+      d[n - 1] = s[n - 1];
+    } else if (n > 16) {
+      std::memcpy(d, s, n);
+    }
   }
   void Put(char c) { data_[size_++] = c; }  // after Ensure(1)
 
