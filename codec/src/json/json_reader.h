@@ -1,11 +1,12 @@
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <simdjson.h>
 
@@ -17,113 +18,99 @@
 
 namespace rosetta::codec {
 
-namespace ondemand = simdjson::ondemand;
-
-// The per-thread simdjson parser: its buffers are reused from request to request.
-ondemand::parser& ThreadJsonParser();
-// Memory the parser works in for n bytes of input, charged to each JSON request.
+// simdjson's first stage, kept per thread and reused from request to request: the SIMD
+// kernel the CPU supports (chosen at run time) finds every structural character and
+// the start of every scalar, checks UTF-8, closed strings and that no string holds a raw
+// control character, at several GB/s. `strings` holds the unescaped text of the strings
+// that have escapes (never longer than their escaped form).
+struct JsonIndex {
+  std::unique_ptr<simdjson::internal::dom_parser_implementation> impl;
+  std::unique_ptr<char[]> strings;
+  size_t capacity = 0;  // the input size both are made for
+  // Ready for n bytes of input: false when the memory cannot be had.
+  bool Prepare(size_t n);
+};
+JsonIndex& ThreadJsonIndex();
+// Memory the index works in for n bytes of input (4 bytes a structural index, the string
+// buffer), charged to each JSON request.
 inline uint64_t JsonParserBytes(size_t n) { return uint64_t{n} * 6 + 4096; }
 
-// The contents of a JSON string that starts at p (after its opening quote) when it has no
-// escapes: then its bytes in the input are its value, and simdjson's copy into its string
-// buffer is not needed. False when a backslash comes before the closing quote. Only for
-// strings simdjson's first stage has checked (closed, UTF-8, no raw control characters),
-// in padded input: it reads whole words, up to 7 bytes past the closing quote.
-inline bool RawJsonString(const char* p, std::string_view* s) {
+namespace json_detail {
+
+// Bytes a scalar (number or literal) may be followed by: whitespace, the structural
+// characters, and a quote (the grammar then refuses what does not belong).
+inline constexpr auto kEndsScalar = [] {
+  std::array<bool, 256> t{};
+  for (char c : {' ', '\t', '\n', '\r', ',', ':', '[', ']', '{', '}', '"'}) t[static_cast<uint8_t>(c)] = true;
+  return t;
+}();
+
+inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Whether the n bytes at p hold a backslash. Reads whole words, up to 7 bytes past p + n:
+// only for padded input.
+inline bool HasBackslash(const char* p, size_t n) {
   static_assert(std::endian::native == std::endian::little, "bytes are found by their place in a little-endian word");
+  if (n >= 64) return std::memchr(p, '\\', n) != nullptr;
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  for (const char* q = p;; q += 8) {
+  for (size_t k = 0; k < n; k += 8) {
     uint64_t w;
-    std::memcpy(&w, q, 8);
-    const uint64_t quote = w ^ (kOnes * '"'), slash = w ^ (kOnes * '\\');
-    // A zero byte's high bit: exact for the lowest one, which is all that is used.
-    const uint64_t at_quote = (quote - kOnes) & ~quote & kHigh;
-    const uint64_t at_slash = (slash - kOnes) & ~slash & kHigh;
-    if ((at_quote | at_slash) == 0) continue;
-    if (at_slash != 0 && (at_quote == 0 || std::countr_zero(at_slash) < std::countr_zero(at_quote))) return false;
-    *s = {p, static_cast<size_t>(q - p) + (std::countr_zero(at_quote) >> 3)};
-    return true;
+    std::memcpy(&w, p + k, 8);
+    const uint64_t x = w ^ (kOnes * '\\');
+    const uint64_t z = (x - kOnes) & ~x & kHigh;  // exact for the lowest match, all that is used
+    if (z != 0) return k + (std::countr_zero(z) >> 3) < n;
   }
+  return false;
 }
 
-// Reads JSON (RFC 8259) on simdjson's On-Demand API, which validates UTF-8 and finds the
-// structure with SIMD, and drives a sink directly from it: no tree, no tape. Depth,
-// duplicate keys, exact integers and limits are ours (ReaderState, ScanJsonNumber).
-// simdjson reports a malformed document without a usable location, so then the input is
-// read again by JsonScalarReader, on the cold path, for the exact code, offset and path.
+}  // namespace json_detail
+
+// Reads JSON (RFC 8259) into a sink in two passes: simdjson's first stage (JsonIndex)
+// indexes the structure with SIMD, then a loop over that index checks the grammar and
+// drives the sink directly. No tree, no tape, no recursion: open containers are
+// ReaderState's explicit stack. Strings without escapes are views of the input; numbers
+// are read exactly by ScanJsonNumber; depth, duplicate keys and limits are ReaderState's.
+// A malformed document is read again by JsonScalarReader, on the cold path, for the exact
+// code, offset and path of its first error.
 template <Sink S>
 class JsonReader {
  public:
-  JsonReader(Context& ctx, S& sink) : ctx_(ctx), st_(ctx), sink_(sink), scratch_(ctx), levels_(ctx) {}
+  JsonReader(Context& ctx, S& sink) : ctx_(ctx), st_(ctx), sink_(sink), scratch_(ctx) {}
 
-  // `padding` readable bytes must follow the input (simdjson reads ahead): at least
-  // SIMDJSON_PADDING, else the caller copies.
+  // `padding` readable bytes must follow the input (words are read past strings and
+  // simdjson reads ahead): at least SIMDJSON_PADDING, else the caller copies.
   bool Read(std::string_view input, size_t padding);
 
  private:
-  struct Level {
-    ondemand::array_iterator array;
-    ondemand::object_iterator object;
-    bool is_map;
-    bool started;
-  };
-
-  // Malformed per simdjson: find out exactly where and why.
-  [[gnu::cold]] bool Malformed(simdjson::error_code error);
-  // A sink or limit error at the current position.
-  [[gnu::cold]] bool FailHere() {
-    st_.Locate(Offset());
+  // Malformed (or past a limit): find out exactly where and why. `at` and `what` are
+  // reported only if the byte-by-byte reader finds nothing wrong.
+  [[gnu::cold, gnu::noinline]] bool Malformed(uint64_t at, const char* what, ErrorCode code = ErrorCode::kSyntax);
+  // A sink or limit error at the item that starts at offset `at`.
+  [[gnu::cold, gnu::noinline]] bool FailAt(uint64_t at) {
+    st_.Locate(at);
     return false;
   }
-  // A sink or limit error at the item that starts at `at` (simdjson's current location is
-  // already past a scalar it has read).
-  [[gnu::cold]] bool FailAt(const char* at) {
-    if (!ctx_.located && at >= input_.data() && at <= input_.data() + input_.size()) {
-      ctx_.status.offset = static_cast<uint64_t>(at - input_.data());
-      ctx_.located = true;
-    }
-    return FailHere();
+  // The string whose opening quote is at `open`; `next` is where the next token starts
+  // (or the end of the input).
+  bool String(const char* open, const char* next, std::string_view* s);
+  bool Number(const char* p, uint64_t at);
+  bool Literal(const char* p, const char* word, size_t n) {
+    return static_cast<size_t>(end_ - p) >= n && std::memcmp(p, word, n) == 0 &&
+           (p + n == end_ || json_detail::kEndsScalar[static_cast<uint8_t>(p[n])]);
   }
-  // By value: taking the hot path's value by address would keep it in memory (measured: JSON
-  // reading 35-45% slower).
-  [[gnu::cold, gnu::noinline]] bool FailAt(ondemand::value value) { return FailAt(value.raw_json_token().data()); }
-  // A sink error at a container's close: simdjson is already past its ']' or '}'.
-  [[gnu::cold]] bool CloseFailed() {
-    uint64_t at = Offset();
-    while (at > 0 && (input_[at - 1] == ' ' || input_[at - 1] == '\n' || input_[at - 1] == '\r' || input_[at - 1] == '\t')) --at;
-    if (at > 0 && (input_[at - 1] == ']' || input_[at - 1] == '}')) --at;
-    return FailAt(input_.data() + at);
-  }
-  // st_.Open was given no offset (it is known only here, on the failure path).
-  [[gnu::cold, gnu::noinline]] bool OpenFailed(ondemand::value value) {
-    ctx_.located = false;
-    return FailAt(value);
-  }
-  [[gnu::cold]] uint64_t Offset() {
-    const char* loc = nullptr;
-    if (doc_ != nullptr && !doc_->current_location().get(loc) && loc >= input_.data() &&
-        loc <= input_.data() + input_.size()) {
-      return static_cast<uint64_t>(loc - input_.data());
-    }
-    return input_.size();
-  }
-  // Inlined into Read: passed as an argument, the 24-byte value went through the stack,
-  // written in pieces and read back whole, a store-forwarding stall on every value
-  // (measured: a quarter of JSON -> CBOR on citm_catalog).
-  [[gnu::always_inline]] bool Value(ondemand::value value);
-  bool Number(ondemand::value value);
 
   Context& ctx_;
   ReaderState st_;
   S& sink_;
   Scratch scratch_;
-  BudgetVector<Level, 32> levels_;
   std::string_view input_;
-  ondemand::document* doc_ = nullptr;
+  const char* end_ = nullptr;
+  const simdjson::internal::dom_parser_implementation* impl_ = nullptr;
+  char* strings_ = nullptr;  // where the next unescaped string goes
 };
 
 template <Sink S>
-bool JsonReader<S>::Malformed(simdjson::error_code error) {
+bool JsonReader<S>::Malformed(uint64_t at, const char* what, ErrorCode code) {
   // Re-read from scratch under the same limits, into no sink, for the real location.
   Context probe(ctx_.limits, ctx_.options);
   NullSink null;
@@ -133,192 +120,218 @@ bool JsonReader<S>::Malformed(simdjson::error_code error) {
     ctx_.located = true;
     return false;
   }
-  ErrorCode code = error == simdjson::UTF8_ERROR ? ErrorCode::kInvalidUtf8
-                   : error == simdjson::DEPTH_ERROR ? ErrorCode::kDepthExceeded
-                   : error == simdjson::CAPACITY ? ErrorCode::kInputTooLarge
-                                                 : ErrorCode::kSyntax;
-  ctx_.FailAt(code, Offset(), std::string("malformed JSON: ") + simdjson::error_message(error));
-  st_.Locate(ctx_.status.offset);
+  ctx_.located = false;
+  ctx_.FailAt(code, at, std::string("malformed JSON: ") + what);
+  st_.Locate(at);
   return false;
 }
 
 template <Sink S>
-bool JsonReader<S>::Number(ondemand::value value) {
-  ondemand::number n;
-  if (!value.get_number().get(n)) [[likely]] {
-    switch (n.get_number_type()) {
-      case ondemand::number_type::signed_integer: {
-        int64_t v = n.get_int64();
-        return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v));
-      }
-      case ondemand::number_type::unsigned_integer:
-        return sink_.Uint(n.get_uint64());
-      default:
-        // simdjson 3.0.1's get_number() gives 0.0 for decimals of 19 or more significant
-        // digits (simdjson issue #2099): a zero is read again by our exact scanner below.
-        if (n.get_double() != 0.0) [[likely]] return sink_.Double(n.get_double());
-    }
+inline bool JsonReader<S>::String(const char* open, const char* next, std::string_view* s) {
+  using namespace json_detail;
+  // The closing quote: the last byte before the next token that is not whitespace (what
+  // follows a string is whitespace, a structural character or the start of a scalar).
+  const char* close = next - 1;
+  while (close > open && IsSpace(*close)) --close;
+  if (close <= open || *close != '"') [[unlikely]] return Malformed(open - input_.data(), "unterminated string");
+  const char* p = open + 1;
+  const size_t n = static_cast<size_t>(close - p);
+  if (!HasBackslash(p, n)) [[likely]] {
+    if (n > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
+    *s = {p, n};
+    return true;
   }
-  // Out of simdjson's 64-bit range (bignums, -2^64..-2^63-1, doubles past DBL_MAX) or
-  // malformed: our exact scanner decides.
-  std::string_view token = value.raw_json_token();
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' || token.back() == '\t')) {
-    token.remove_suffix(1);
+  // simdjson's unescaping, into the document's string buffer: what is there stays valid
+  // for the whole request (keys are kept as views).
+  char* const dst = strings_;
+  const uint8_t* e = impl_->parse_string(reinterpret_cast<const uint8_t*>(p), reinterpret_cast<uint8_t*>(dst));
+  if (e == nullptr) [[unlikely]] return Malformed(open - input_.data(), "invalid escape");
+  const size_t size = static_cast<size_t>(reinterpret_cast<const char*>(e) - dst);
+  if (size > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
+  strings_ = dst + size;
+  *s = {dst, size};
+  return true;
+}
+
+template <Sink S>
+inline bool JsonReader<S>::Number(const char* p, uint64_t at) {
+  using json_detail::kEndsScalar;
+  // The common shapes in one pass: an integer of 1..19 digits (exact in 64 bits), or a
+  // decimal. Anything else (more integer digits, leading zeros, a malformed or
+  // out-of-range number) goes to ScanJsonNumber, which decides exactly.
+  const bool negative = *p == '-';
+  const char* q = p + negative;
+  const char* const digits = q;
+  uint64_t v = 0;
+  while (q < end_ && static_cast<unsigned>(*q - '0') < 10) v = v * 10 + static_cast<unsigned>(*q++ - '0');
+  const size_t nd = static_cast<size_t>(q - digits);
+  if (nd - 1 < 19 && (nd == 1 || *digits != '0')) [[likely]] {
+    if (q == end_ || kEndsScalar[static_cast<uint8_t>(*q)]) {
+      // "-0" is the integer 0, as ScanJsonNumber reads it.
+      const bool ok = !negative || v == 0 ? sink_.Uint(v) : sink_.NegInt(v - 1);
+      return ok || FailAt(at);
+    }
+    if (*q == '.' || *q == 'e' || *q == 'E') {
+      // simdjson's own one-pass decimal parser (the one its On-Demand API compiles in):
+      // strict RFC 8259 grammar, exact (Eisel-Lemire, then a slow path), refusing what
+      // is malformed or past DBL_MAX, which ScanJsonNumber then reports.
+      double d;
+      if (!simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::parse_double(
+               reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end_))
+               .get(d)) [[likely]] {
+        return sink_.Double(d) || FailAt(at);
+      }
+    }
   }
   size_t len = 0;
   JsonNumber num;
-  NumberScan scan = ScanJsonNumber(token.data(), token.data() + token.size(), &len, &num, scratch_);
-  if (scan == NumberScan::kNoBudget) return FailHere();
-  if (scan != NumberScan::kOk || len != token.size()) return Malformed(simdjson::NUMBER_ERROR);
+  const NumberScan scan = ScanJsonNumber(p, end_, &len, &num, scratch_);
+  if (scan == NumberScan::kNoBudget) [[unlikely]] return FailAt(at);
+  if (scan != NumberScan::kOk || (p + len != end_ && !json_detail::kEndsScalar[static_cast<uint8_t>(p[len])])) [[unlikely]] {
+    return Malformed(at, "invalid number");
+  }
+  bool ok;
   switch (num.kind) {
-    case JsonNumber::kUint: return sink_.Uint(num.u);
-    case JsonNumber::kNegInt: return sink_.NegInt(num.u);
-    case JsonNumber::kDouble: return sink_.Double(num.d);
-    default: return sink_.Tag(num.negative ? kTagNegativeBignum : kTagPositiveBignum) && sink_.Bytes(num.bignum);
+    case JsonNumber::kUint: ok = sink_.Uint(num.u); break;
+    case JsonNumber::kNegInt: ok = sink_.NegInt(num.u); break;
+    case JsonNumber::kDouble: ok = sink_.Double(num.d); break;
+    default: ok = sink_.Tag(num.negative ? kTagNegativeBignum : kTagPositiveBignum) && sink_.Bytes(num.bignum);
   }
-}
-
-// One value: a scalar goes to the sink; a container is opened and pushed.
-template <Sink S>
-inline bool JsonReader<S>::Value(ondemand::value value) {
-  ondemand::json_type type;
-  if (auto e = value.type().get(type)) [[unlikely]] return Malformed(e);
-  switch (type) {
-    case ondemand::json_type::array: {
-      ondemand::array array;
-      if (auto e = value.get_array().get(array)) [[unlikely]] return Malformed(e);
-      if (!st_.Open(false, kUnknownLength, 0)) return OpenFailed(value);
-      if (!sink_.BeginArray(kUnknownLength)) {
-        st_.Close();  // the error's path is the container's own
-        return FailAt(value);
-      }
-      ondemand::array_iterator it;
-      if (auto e = array.begin().get(it)) [[unlikely]] return Malformed(e);
-      if (!levels_.Push(Level{it, {}, false, false})) return FailAt(value);
-      return true;
-    }
-    case ondemand::json_type::object: {
-      ondemand::object object;
-      if (auto e = value.get_object().get(object)) [[unlikely]] return Malformed(e);
-      if (!st_.Open(true, kUnknownLength, 0)) return OpenFailed(value);
-      if (!sink_.BeginMap(kUnknownLength)) {
-        st_.Close();  // the error's path is the container's own
-        return FailAt(value);
-      }
-      ondemand::object_iterator it;
-      if (auto e = object.begin().get(it)) [[unlikely]] return Malformed(e);
-      if (!levels_.Push(Level{{}, it, true, false})) return FailAt(value);
-      return true;
-    }
-    case ondemand::json_type::number:
-      if (!Number(value)) return ctx_.status.ok() ? Malformed(simdjson::NUMBER_ERROR) : FailAt(value);
-      return true;
-    case ondemand::json_type::string: {
-      std::string_view s;
-      if (auto e = value.get_string().get(s)) [[unlikely]] return Malformed(e);
-      if (s.size() > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(simdjson::STRING_ERROR);
-      if (!sink_.Text(s)) return FailAt(value);
-      return true;
-    }
-    case ondemand::json_type::boolean: {
-      bool b;
-      if (auto e = value.get_bool().get(b)) [[unlikely]] return Malformed(e);
-      if (!sink_.Bool(b)) return FailAt(value);
-      return true;
-    }
-    default: {
-      bool is_null;
-      if (auto e = value.is_null().get(is_null)) [[unlikely]] return Malformed(e);
-      if (!is_null) [[unlikely]] return Malformed(simdjson::N_ATOM_ERROR);
-      if (!sink_.Null()) return FailAt(value);
-      return true;
-    }
-  }
+  return ok || FailAt(at);
 }
 
 template <Sink S>
 bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   input_ = input;
-  size_t i = 0;
-  while (i < input.size() && (input[i] == ' ' || input[i] == '\n' || input[i] == '\r' || input[i] == '\t')) ++i;
-  if (i == input.size() || (input[i] != '[' && input[i] != '{')) {
-    // A scalar at the root (or nothing): simdjson would copy it anyway; read it directly.
+  end_ = input.data() + input.size();
+  size_t start = 0;
+  while (start < input.size() && json_detail::IsSpace(input[start])) ++start;
+  if (start == input.size() || (input[start] != '[' && input[start] != '{')) {
+    // A scalar at the root (or nothing): read directly.
     JsonScalarReader<S> scalar(ctx_, sink_);
     return scalar.Read(input);
   }
+  if (padding < simdjson::SIMDJSON_PADDING) return Malformed(0, "input without padding");
   if (!ctx_.budget.Charge(JsonParserBytes(input.size()))) {
     ctx_.BudgetExceeded(JsonParserBytes(input.size()));
     st_.Locate(0);  // refused before the first byte is read
     return false;
   }
-  ondemand::parser& parser = ThreadJsonParser();
-  if (parser.max_depth() < ctx_.limits.max_depth + 1u) {
-    if (parser.allocate(input.size(), ctx_.limits.max_depth + 1u)) return Malformed(simdjson::MEMALLOC);
+  JsonIndex& index = ThreadJsonIndex();
+  if (!index.Prepare(input.size())) return Malformed(0, "out of memory for the structural index", ErrorCode::kBudgetExceeded);
+  if (auto e = index.impl->stage1(reinterpret_cast<const uint8_t*>(input.data()), input.size(), simdjson::stage1_mode::regular)) {
+    return Malformed(input.size(), simdjson::error_message(e), e == simdjson::UTF8_ERROR ? ErrorCode::kInvalidUtf8 : ErrorCode::kSyntax);
   }
-  ondemand::document doc;
-  if (auto e = parser.iterate(input.data(), input.size(), input.size() + padding).get(doc)) return Malformed(e);
-  doc_ = &doc;
-  ondemand::value root;
-  if (auto e = doc.get_value().get(root)) return Malformed(e);
-  if (!Value(root)) return false;
+  impl_ = index.impl.get();
+  strings_ = index.strings.get();
+  const uint32_t* const idx = index.impl->structural_indexes.get();
+  const uint32_t n = index.impl->n_structural_indexes;
+  const char* const b = input.data();
   const Limits& limits = ctx_.limits;
-  while (!levels_.empty()) {
-    // `level` and `f` are not used after Value(), which may grow both stacks.
-    Level& level = levels_.back();
-    Frame& f = st_.top();
-    const size_t depth = levels_.size();
-    bool more;
-    ondemand::value value;
-    if (level.is_map) {
-      if (level.started) ++level.object;
-      level.started = true;
-      more = level.object != level.object;  // is_open(): the other operand is ignored
-      if (more) {
-        ondemand::field field;
-        if (auto e = (*level.object).get(field)) [[unlikely]] return Malformed(e);
-        std::string_view key;
-        // Where the key starts, taken before unescaped_key() consumes it (field.key() is
-        // undefined afterwards: simdjson assumes a live key).
-        const char* key_at = reinterpret_cast<const char*>(field.key().raw()) - 1;
-        if (!RawJsonString(key_at + 1, &key)) {  // it has escapes: simdjson unescapes it
-          if (auto e = field.unescaped_key().get(key)) [[unlikely]] return Malformed(e);
+  // Where the token after token k starts (the end of the input after the last one).
+  auto next_token = [&](uint32_t k) { return k + 1 < n ? b + idx[k + 1] : end_; };
+  uint32_t i = 0;
+  for (;;) {
+    // A value is due at token i.
+    if (i >= n) [[unlikely]] return Malformed(input.size(), "input ends where a value was due", ErrorCode::kTruncated);
+    const uint64_t at = idx[i];
+    const char* const v = b + at;
+    switch (*v) {
+      case '{':
+      case '[': {
+        const bool is_map = *v == '{';
+        if (!st_.Open(is_map, kUnknownLength, at)) [[unlikely]] {
+          ctx_.located = false;
+          return FailAt(at);
         }
-        if (key.size() > limits.max_string_bytes) [[unlikely]] return Malformed(simdjson::STRING_ERROR);
-        if (f.index >= limits.max_items * 2) [[unlikely]] return Malformed(simdjson::TAPE_ERROR);
-        if (!sink_.Text(key)) [[unlikely]] {
-          ++f.index;  // the path names the member the sink refused
-          st_.SetKey(KeyKind::kText, key, 0);
-          return FailAt(key_at);
+        if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength))) [[unlikely]] {
+          st_.Close();  // the error's path is the container's own
+          return FailAt(at);
         }
-        ++f.index;
-        if (!st_.Key(KeyKind::kText, key, 0, 0)) {
-          // A duplicate is located by the exact re-read; running out of budget is not.
-          return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(simdjson::TAPE_ERROR) : FailAt(key_at);
+        ++i;
+        if (i < n && b[idx[i]] == (is_map ? '}' : ']')) {
+          const uint64_t close_at = idx[i++];
+          st_.Close();
+          if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]] return FailAt(close_at);
+          break;
         }
-        value = field.value();
+        if (is_map) goto key;
+        continue;
       }
-    } else {
-      if (level.started) ++level.array;
-      level.started = true;
-      more = level.array != level.array;
-      if (more) {
-        if (auto e = (*level.array).get(value)) [[unlikely]] return Malformed(e);
-        if (f.index >= limits.max_items) [[unlikely]] return Malformed(simdjson::TAPE_ERROR);
+      case '"': {
+        std::string_view s;
+        if (!String(v, next_token(i), &s)) [[unlikely]] return false;
+        if (!sink_.Text(s)) [[unlikely]] return FailAt(at);
+        ++i;
+        break;
+      }
+      case 't':
+        if (!Literal(v, "true", 4)) [[unlikely]] return Malformed(at, "invalid literal");
+        if (!sink_.Bool(true)) [[unlikely]] return FailAt(at);
+        ++i;
+        break;
+      case 'f':
+        if (!Literal(v, "false", 5)) [[unlikely]] return Malformed(at, "invalid literal");
+        if (!sink_.Bool(false)) [[unlikely]] return FailAt(at);
+        ++i;
+        break;
+      case 'n':
+        if (!Literal(v, "null", 4)) [[unlikely]] return Malformed(at, "invalid literal");
+        if (!sink_.Null()) [[unlikely]] return FailAt(at);
+        ++i;
+        break;
+      default:
+        if (!Number(v, at)) [[unlikely]] return false;
+        ++i;
+    }
+  after_value:
+    // A value ended: next is a separator or a close (the root's end ends the loop).
+    if (st_.empty()) break;
+    {
+      Frame& f = st_.top();
+      ++f.index;
+      if (i >= n) [[unlikely]] return Malformed(input.size(), "input ends inside a container", ErrorCode::kTruncated);
+      const char c = b[idx[i]];
+      if (c == ',') {
+        ++i;
+        if (f.index >= (f.is_map ? limits.max_items * 2 : limits.max_items)) [[unlikely]] {
+          return Malformed(i < n ? idx[i] : input.size(), "too many items", ErrorCode::kTooManyItems);
+        }
+        if (!f.is_map) continue;
+        goto key;
+      }
+      if (c != (f.is_map ? '}' : ']')) [[unlikely]] return Malformed(idx[i], "expected ',' or a close");
+      const uint64_t close_at = idx[i++];
+      const bool is_map = f.is_map;
+      st_.Close();
+      if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]] return FailAt(close_at);
+      goto after_value;
+    }
+  key:
+    // A member name is due at token i, then ':' and a value.
+    {
+      if (i >= n || b[idx[i]] != '"') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected a member name");
+      const uint64_t key_at = idx[i];
+      std::string_view key;
+      if (!String(b + key_at, next_token(i), &key)) [[unlikely]] return false;
+      ++i;
+      if (i >= n || b[idx[i]] != ':') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected ':'");
+      ++i;
+      Frame& f = st_.top();
+      if (!sink_.Text(key)) [[unlikely]] {
+        ++f.index;  // the path names the member the sink refused
+        st_.SetKey(KeyKind::kText, key, 0);
+        return FailAt(key_at);
+      }
+      ++f.index;
+      if (!st_.Key(KeyKind::kText, key, 0, key_at)) [[unlikely]] {
+        // A duplicate is located by the exact re-read; running out of budget is not.
+        return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(key_at, "duplicate key", ErrorCode::kDuplicateKey)
+                                                             : FailAt(key_at);
       }
     }
-    if (more) {
-      if (!Value(value)) return false;
-      if (levels_.size() == depth) ++st_.top().index;  // a scalar: complete now
-      continue;
-    }
-    const bool is_map = level.is_map;
-    levels_.Pop();
-    st_.Close();
-    if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return CloseFailed();
-    if (!st_.empty()) ++st_.top().index;
   }
-  const char* rest;
-  if (doc.current_location().get(rest) != simdjson::OUT_OF_BOUNDS) return Malformed(simdjson::TRAILING_CONTENT);
+  if (i != n) [[unlikely]] return Malformed(idx[i], "data after the end of the JSON text", ErrorCode::kTrailingData);
   return true;
 }
 
