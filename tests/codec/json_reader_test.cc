@@ -224,6 +224,16 @@ TEST(JsonReaderErrors, InputTooLargeBeforeAnythingIsRead) {
 
 // ---- integers stay exact (RFC 8949 3.4.3 for the bignums) ----
 
+// Decimals with more than 19 significant digits, in every place the digits can be: the
+// expected doubles are Python's float() of the same text (correctly rounded). simdjson
+// 3.0.1's decimal parser gets the first one wrong (json_reader.h Number).
+TEST(JsonReaderNumbers, DecimalsOfMoreThan19DigitsAreCorrectlyRounded) {
+  EXPECT_OUTPUT(JsonToCbor("[0.12345789018446744073709551615]"), "81fb3fbf9aefb0c683b3");
+  EXPECT_OUTPUT(JsonToCbor("[-0.000000012345678901234567890123]"), "81fbbe4a831bd731a289");
+  EXPECT_OUTPUT(JsonToCbor("[1.2345678901234567890123e-5]"), "81fb3ee9e409302678ba");
+  EXPECT_OUTPUT(JsonToCbor("[98765.432109876543210987654321]"), "81fb40f81cd6e9ec0bc1");
+}
+
 TEST(JsonReaderNumbers, IntegersAcrossCborsWholeRangeAreExact) {
   EXPECT_OUTPUT(JsonToCbor("[18446744073709551615]"), "811bffffffffffffffff");
   EXPECT_OUTPUT(JsonToCbor("[-18446744073709551616]"), "813bffffffffffffffff");

@@ -37,14 +37,6 @@ inline uint64_t JsonParserBytes(size_t n) { return uint64_t{n} * 6 + 4096; }
 
 namespace json_detail {
 
-// Bytes a scalar (number or literal) may be followed by: whitespace, the structural
-// characters, and a quote (the grammar then refuses what does not belong).
-inline constexpr auto kEndsScalar = [] {
-  std::array<bool, 256> t{};
-  for (char c : {' ', '\t', '\n', '\r', ',', ':', '[', ']', '{', '}', '"'}) t[static_cast<uint8_t>(c)] = true;
-  return t;
-}();
-
 inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // Whether the n bytes at p hold a backslash. Reads whole words, up to 7 bytes past p + n:
@@ -93,10 +85,13 @@ class JsonReader {
   // The string whose opening quote is at `open`; `next` is where the next token starts
   // (or the end of the input).
   bool String(const char* open, const char* next, std::string_view* s);
-  bool Number(const char* p, uint64_t at);
-  bool Literal(const char* p, const char* word, size_t n) {
-    return static_cast<size_t>(end_ - p) >= n && std::memcmp(p, word, n) == 0 &&
-           (p + n == end_ || json_detail::kEndsScalar[static_cast<uint8_t>(p[n])]);
+  // A scalar's extent [p, e): from its first byte to the next token, whitespace before
+  // that taken off. Stage 1 starts a token at every structural character and after
+  // whitespace, so a number or literal is valid only if it is its whole extent (a quote
+  // right after a scalar starts no token: `3"x"` is one extent, and is refused).
+  bool Number(const char* p, const char* e, uint64_t at);
+  static bool Literal(const char* p, const char* e, const char* word, size_t n) {
+    return static_cast<size_t>(e - p) == n && std::memcmp(p, word, n) == 0;
   }
 
   Context& ctx_;
@@ -154,8 +149,7 @@ inline bool JsonReader<S>::String(const char* open, const char* next, std::strin
 }
 
 template <Sink S>
-inline bool JsonReader<S>::Number(const char* p, uint64_t at) {
-  using json_detail::kEndsScalar;
+inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
   // The common shapes in one pass: an integer of 1..19 digits (exact in 64 bits), or a
   // decimal. Anything else (more integer digits, leading zeros, a malformed or
   // out-of-range number) goes to ScanJsonNumber, which decides exactly.
@@ -163,21 +157,24 @@ inline bool JsonReader<S>::Number(const char* p, uint64_t at) {
   const char* q = p + negative;
   const char* const digits = q;
   uint64_t v = 0;
-  while (q < end_ && static_cast<unsigned>(*q - '0') < 10) v = v * 10 + static_cast<unsigned>(*q++ - '0');
+  while (q < e && static_cast<unsigned>(*q - '0') < 10) v = v * 10 + static_cast<unsigned>(*q++ - '0');
   const size_t nd = static_cast<size_t>(q - digits);
   if (nd - 1 < 19 && (nd == 1 || *digits != '0')) [[likely]] {
-    if (q == end_ || kEndsScalar[static_cast<uint8_t>(*q)]) {
+    if (q == e) {
       // "-0" is the integer 0, as ScanJsonNumber reads it.
       const bool ok = !negative || v == 0 ? sink_.Uint(v) : sink_.NegInt(v - 1);
       return ok || FailAt(at);
     }
-    if (*q == '.' || *q == 'e' || *q == 'E') {
-      // simdjson's own one-pass decimal parser (the one its On-Demand API compiles in):
-      // strict RFC 8259 grammar, exact (Eisel-Lemire, then a slow path), refusing what
-      // is malformed or past DBL_MAX, which ScanJsonNumber then reports.
+    // simdjson's own one-pass decimal parser (the one its On-Demand API compiles in):
+    // strict RFC 8259 grammar, exact (Eisel-Lemire, then a slow path), refusing what is
+    // malformed or past DBL_MAX, which ScanJsonNumber then reports. Stopped at e, it has
+    // read the whole extent when it succeeds (no byte in it ends a number). Not for an
+    // integer part of 0: simdjson 3.0.1 counts the digits of 0.ddd... wrongly and takes
+    // more than 19 of them as exact (0.12345789018446744073709551615 comes out wrong).
+    if ((*q == '.' || *q == 'e' || *q == 'E') && *digits != '0' && static_cast<unsigned>(e[-1] - '0') < 10) {
       double d;
       if (!simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::parse_double(
-               reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end_))
+               reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(e))
                .get(d)) [[likely]] {
         return sink_.Double(d) || FailAt(at);
       }
@@ -185,11 +182,9 @@ inline bool JsonReader<S>::Number(const char* p, uint64_t at) {
   }
   size_t len = 0;
   JsonNumber num;
-  const NumberScan scan = ScanJsonNumber(p, end_, &len, &num, scratch_);
+  const NumberScan scan = ScanJsonNumber(p, e, &len, &num, scratch_);
   if (scan == NumberScan::kNoBudget) [[unlikely]] return FailAt(at);
-  if (scan != NumberScan::kOk || (p + len != end_ && !json_detail::kEndsScalar[static_cast<uint8_t>(p[len])])) [[unlikely]] {
-    return Malformed(at, "invalid number");
-  }
+  if (scan != NumberScan::kOk || len != static_cast<size_t>(e - p)) [[unlikely]] return Malformed(at, "invalid number");
   bool ok;
   switch (num.kind) {
     case JsonNumber::kUint: ok = sink_.Uint(num.u); break;
@@ -220,7 +215,14 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   JsonIndex& index = ThreadJsonIndex();
   if (!index.Prepare(input.size())) return Malformed(0, "out of memory for the structural index", ErrorCode::kBudgetExceeded);
   if (auto e = index.impl->stage1(reinterpret_cast<const uint8_t*>(input.data()), input.size(), simdjson::stage1_mode::regular)) {
-    return Malformed(input.size(), simdjson::error_message(e), e == simdjson::UTF8_ERROR ? ErrorCode::kInvalidUtf8 : ErrorCode::kSyntax);
+    // Malformed before anything reached the sink: read by the byte-by-byte reader into
+    // the sink, so that the first error in document order is the one reported (a sink's
+    // refusal before the bad byte included).
+    JsonScalarReader<S> scalar(ctx_, sink_);
+    if (!scalar.Read(input)) return false;
+    ctx_.FailAt(e == simdjson::UTF8_ERROR ? ErrorCode::kInvalidUtf8 : ErrorCode::kSyntax, input.size(),
+                std::string("malformed JSON: ") + simdjson::error_message(e));
+    return false;
   }
   impl_ = index.impl.get();
   strings_ = index.strings.get();
@@ -230,6 +232,11 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   const Limits& limits = ctx_.limits;
   // Where the token after token k starts (the end of the input after the last one).
   auto next_token = [&](uint32_t k) { return k + 1 < n ? b + idx[k + 1] : end_; };
+  auto extent_end = [&](uint32_t k) {
+    const char* e = next_token(k);
+    while (json_detail::IsSpace(e[-1])) --e;  // stops at the scalar's own first byte
+    return e;
+  };
   uint32_t i = 0;
   for (;;) {
     // A value is due at token i.
@@ -266,22 +273,22 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         break;
       }
       case 't':
-        if (!Literal(v, "true", 4)) [[unlikely]] return Malformed(at, "invalid literal");
+        if (!Literal(v, extent_end(i), "true", 4)) [[unlikely]] return Malformed(at, "invalid literal");
         if (!sink_.Bool(true)) [[unlikely]] return FailAt(at);
         ++i;
         break;
       case 'f':
-        if (!Literal(v, "false", 5)) [[unlikely]] return Malformed(at, "invalid literal");
+        if (!Literal(v, extent_end(i), "false", 5)) [[unlikely]] return Malformed(at, "invalid literal");
         if (!sink_.Bool(false)) [[unlikely]] return FailAt(at);
         ++i;
         break;
       case 'n':
-        if (!Literal(v, "null", 4)) [[unlikely]] return Malformed(at, "invalid literal");
+        if (!Literal(v, extent_end(i), "null", 4)) [[unlikely]] return Malformed(at, "invalid literal");
         if (!sink_.Null()) [[unlikely]] return FailAt(at);
         ++i;
         break;
       default:
-        if (!Number(v, at)) [[unlikely]] return false;
+        if (!Number(v, extent_end(i), at)) [[unlikely]] return false;
         ++i;
     }
   after_value:
@@ -315,8 +322,6 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       std::string_view key;
       if (!String(b + key_at, next_token(i), &key)) [[unlikely]] return false;
       ++i;
-      if (i >= n || b[idx[i]] != ':') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected ':'");
-      ++i;
       Frame& f = st_.top();
       if (!sink_.Text(key)) [[unlikely]] {
         ++f.index;  // the path names the member the sink refused
@@ -329,6 +334,10 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(key_at, "duplicate key", ErrorCode::kDuplicateKey)
                                                              : FailAt(key_at);
       }
+      // The ':' after the key is checked once the key is given to the sink, the order in
+      // which a byte-by-byte reader meets them.
+      if (i >= n || b[idx[i]] != ':') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected ':'");
+      ++i;
     }
   }
   if (i != n) [[unlikely]] return Malformed(idx[i], "data after the end of the JSON text", ErrorCode::kTrailingData);

@@ -318,6 +318,8 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
       std::string_view key;
       if (!ReadString(&key, true)) return false;
       if (!sink_.Text(key)) {
+        ++st_.top().index;  // the path names the member the sink refused, as JsonReader's does
+        st_.SetKey(KeyKind::kText, key, 0);
         st_.Locate(key_start - begin_);
         return false;
       }
