@@ -1,9 +1,14 @@
 // JSON reader: never crashes, never allocates what the input claims, and agrees with
 // simdjson's own validating parser (an independent implementation) wherever the mapping
 // agrees: our extra rules (duplicate keys, depth, numbers past a double) are set aside.
+// And the structural-index reader (json_reader.h) agrees exactly with the byte-by-byte
+// reader (json_scalar_reader.h): the same CBOR, or the same error code, offset and path.
 #include <simdjson.h>
 
+#include "cbor/cbor_writer.h"
 #include "fuzz_common.h"
+#include "json/json_reader.h"
+#include "json/json_scalar_reader.h"
 
 namespace {
 
@@ -17,6 +22,25 @@ bool HasBigInteger(std::string_view s) {
     if (run > 18) return true;
   }
   return false;
+}
+
+struct Outcome {
+  bool ok;
+  std::string output;
+  rosetta::codec::Status status;
+};
+
+Outcome ReadInto(bool indexed, std::string_view json, const rosetta::codec::MappingOptions& options) {
+  using namespace rosetta::codec;
+  Limits limits;
+  Context ctx(limits, options);
+  ctx.tags_kept = true;
+  OutputBuffer out;
+  out.Begin(limits.max_output_bytes, &ctx.budget);
+  CborWriter writer(ctx, out);
+  const bool ok = indexed ? JsonReader<CborWriter>(ctx, writer).Read(json, kInputPadding)
+                          : JsonScalarReader<CborWriter>(ctx, writer).Read(json);
+  return {ok, ok ? std::string(out.view()) : std::string(), ctx.status};
 }
 
 }  // namespace
@@ -33,6 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   codec::Status to_cbor = fuzz::Transcode(codec::Format::kJson, codec::Format::kCbor, json, out, codec::kInputPadding, lenient);
   if (to_cbor.ok() != ours.ok()) fuzz::Fail("validate and transcode disagree on acceptance");
   if (to_cbor.ok() && !fuzz::Validate(codec::Format::kCbor, out.view(), lenient).ok()) fuzz::Fail("JSON -> CBOR output is not valid CBOR");
+
+  {
+    const Outcome a = ReadInto(true, json, lenient), b = ReadInto(false, json, lenient);
+    if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
+        a.status.path != b.status.path) {
+      fuzz::Fail("the structural-index reader and the byte-by-byte reader disagree");
+    }
+  }
 
   static simdjson::dom::parser parser(1 << 20);
   simdjson::dom::element doc;
