@@ -22,7 +22,15 @@ char* WriteShortestDouble(char* p, double d, bool* integral) {
   // d = significand x 10^exponent, the significand as short as round-tripping allows.
   const auto dec = fmt::detail::dragonbox::to_decimal(d);
   const uint64_t sig = dec.significand;
-  const int n = DecimalDigits(sig);
+  // Most doubles that are not short decimals have 16 or 17 digits. Telling those apart
+  // by comparison lets the branch predictor supply the length, so where the text ends
+  // does not wait on the digit count's arithmetic (canada.json: 21.0 -> 17.5 ns a double).
+  int n;
+  if (sig >= 1000000000000000ull) {
+    n = sig >= 10000000000000000ull ? 17 : 16;
+  } else {
+    n = DecimalDigits(sig);
+  }
   const int exp = dec.exponent;
   const int sci_exp = exp + n - 1;  // d.ddd x 10^sci_exp
   const int sci_exp_abs = sci_exp < 0 ? -sci_exp : sci_exp;
