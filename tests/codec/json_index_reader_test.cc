@@ -1,17 +1,19 @@
 // codec/src/json/json_reader.h (a walk over simdjson's stage-1 structural index) against
 // codec/src/json/json_scalar_reader.h (byte by byte, written separately): on every corpus
 // document, and on tens of thousands of mutations of pieces of them, the two must give
-// the same CBOR, or the same error code, offset and path. Also under low limits, where
-// the refusals come from the limits, and with digits in the padding after the input,
-// which a number at the end must not run into.
+// the same CBOR and the same JSON, or the same error code, offset and path. Also under
+// low limits, where the refusals come from the limits, and with digits in the padding
+// after the input, which a number at the end must not run into.
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "cbor/cbor_writer.h"
+#include "json/json_writer.h"
 #include "common/context.h"
 #include "json/json_reader.h"
 #include "json/json_scalar_reader.h"
@@ -27,32 +29,40 @@ struct Outcome {
   Status status;
 };
 
+template <class Writer>
 Outcome Run(bool indexed, const std::string& json, const Limits& limits, const MappingOptions& options) {
   // The input is followed by kInputPadding readable bytes, here digits.
   std::string buffer = json + std::string(kInputPadding, '7');
   const std::string_view input(buffer.data(), json.size());
   Context ctx(limits, options);
-  ctx.tags_kept = true;  // as Transcode sets it for a CBOR writer
+  // As Transcode sets them for the writer.
+  ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
+  ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
   OutputBuffer out;
   out.Begin(limits.max_output_bytes, &ctx.budget);
-  CborWriter writer(ctx, out);
-  const bool ok = indexed ? JsonReader<CborWriter>(ctx, writer).Read(input, kInputPadding)
-                          : JsonScalarReader<CborWriter>(ctx, writer).Read(input);
+  Writer writer(ctx, out);
+  const bool ok = indexed ? JsonReader<Writer>(ctx, writer).Read(input, kInputPadding)
+                          : JsonScalarReader<Writer>(ctx, writer).Read(input);
   return {ok, ok ? std::string(out.view()) : std::string(), ctx.status};
 }
 
-// True when the two agree; counts what was accepted.
+// True when the two agree, into CBOR and into JSON (where the indexed reader hands the
+// writer escape-free strings and integers as their input text: JsonWriter::VerbatimText);
+// counts what was accepted.
 ::testing::AssertionResult Agree(const std::string& json, const Limits& limits, const MappingOptions& options,
                                  int* accepted) {
-  const Outcome a = Run(true, json, limits, options);
-  const Outcome b = Run(false, json, limits, options);
-  if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
-      a.status.path != b.status.path) {
-    return ::testing::AssertionFailure() << "indexed: " << (a.ok ? "ok" : a.status.ToString() + " path " + a.status.path) << "\nscalar:  "
-                                         << (b.ok ? "ok" : b.status.ToString() + " path " + b.status.path) << "\noutputs equal: "
-                                         << (a.output == b.output) << "\ninput: " << json.substr(0, 300);
+  for (int to_json = 0; to_json < 2; ++to_json) {
+    const Outcome a = to_json ? Run<JsonWriter>(true, json, limits, options) : Run<CborWriter>(true, json, limits, options);
+    const Outcome b = to_json ? Run<JsonWriter>(false, json, limits, options) : Run<CborWriter>(false, json, limits, options);
+    if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
+        a.status.path != b.status.path) {
+      return ::testing::AssertionFailure() << (to_json ? "to JSON" : "to CBOR") << "\nindexed: "
+                                           << (a.ok ? "ok" : a.status.ToString() + " path " + a.status.path) << "\nscalar:  "
+                                           << (b.ok ? "ok" : b.status.ToString() + " path " + b.status.path)
+                                           << "\noutputs equal: " << (a.output == b.output) << "\ninput: " << json.substr(0, 300);
+    }
+    if (a.ok && !to_json) ++*accepted;
   }
-  if (a.ok) ++*accepted;
   return ::testing::AssertionSuccess();
 }
 

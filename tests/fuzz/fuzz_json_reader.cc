@@ -2,10 +2,14 @@
 // simdjson's own validating parser (an independent implementation) wherever the mapping
 // agrees: our extra rules (duplicate keys, depth, numbers past a double) are set aside.
 // And the structural-index reader (json_reader.h) agrees exactly with the byte-by-byte
-// reader (json_scalar_reader.h): the same CBOR, or the same error code, offset and path.
+// reader (json_scalar_reader.h): the same CBOR and JSON, or the same error code, offset
+// and path.
 #include <simdjson.h>
 
+#include <type_traits>
+
 #include "cbor/cbor_writer.h"
+#include "json/json_writer.h"
 #include "fuzz_common.h"
 #include "json/json_reader.h"
 #include "json/json_scalar_reader.h"
@@ -30,17 +34,28 @@ struct Outcome {
   rosetta::codec::Status status;
 };
 
+template <class Writer>
 Outcome ReadInto(bool indexed, std::string_view json, const rosetta::codec::MappingOptions& options) {
   using namespace rosetta::codec;
   Limits limits;
   Context ctx(limits, options);
-  ctx.tags_kept = true;
+  ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
+  ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
   OutputBuffer out;
   out.Begin(limits.max_output_bytes, &ctx.budget);
-  CborWriter writer(ctx, out);
-  const bool ok = indexed ? JsonReader<CborWriter>(ctx, writer).Read(json, kInputPadding)
-                          : JsonScalarReader<CborWriter>(ctx, writer).Read(json);
+  Writer writer(ctx, out);
+  const bool ok = indexed ? JsonReader<Writer>(ctx, writer).Read(json, kInputPadding)
+                          : JsonScalarReader<Writer>(ctx, writer).Read(json);
   return {ok, ok ? std::string(out.view()) : std::string(), ctx.status};
+}
+
+template <class Writer>
+void CompareReaders(std::string_view json, const rosetta::codec::MappingOptions& options) {
+  const Outcome a = ReadInto<Writer>(true, json, options), b = ReadInto<Writer>(false, json, options);
+  if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
+      a.status.path != b.status.path) {
+    rosetta::fuzz::Fail("the structural-index reader and the byte-by-byte reader disagree");
+  }
 }
 
 }  // namespace
@@ -58,13 +73,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (to_cbor.ok() != ours.ok()) fuzz::Fail("validate and transcode disagree on acceptance");
   if (to_cbor.ok() && !fuzz::Validate(codec::Format::kCbor, out.view(), lenient).ok()) fuzz::Fail("JSON -> CBOR output is not valid CBOR");
 
-  {
-    const Outcome a = ReadInto(true, json, lenient), b = ReadInto(false, json, lenient);
-    if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
-        a.status.path != b.status.path) {
-      fuzz::Fail("the structural-index reader and the byte-by-byte reader disagree");
-    }
-  }
+  CompareReaders<codec::CborWriter>(json, lenient);
+  CompareReaders<codec::JsonWriter>(json, lenient);
 
   static simdjson::dom::parser parser(1 << 20);
   simdjson::dom::element doc;

@@ -84,7 +84,19 @@ class JsonReader {
   }
   // The string whose opening quote is at `open`; `next` is where the next token starts
   // (or the end of the input).
-  bool String(const char* open, const char* next, std::string_view* s);
+  // `verbatim`: the string had no escapes (s is its text in the input).
+  bool String(const char* open, const char* next, std::string_view* s, bool* verbatim);
+  // The sink writes JSON and takes checked JSON text as it is (JsonWriter::VerbatimText).
+  static constexpr bool kVerbatim = requires(S& sink, std::string_view v) {
+    sink.VerbatimText(v);
+    sink.VerbatimInteger(v, uint64_t{0}, false);
+  };
+  bool Text(std::string_view s, bool verbatim) {
+    if constexpr (kVerbatim) {
+      if (verbatim) return sink_.VerbatimText(s);
+    }
+    return sink_.Text(s);
+  }
   // A scalar's extent [p, e): from its first byte to the next token, whitespace before
   // that taken off. Stage 1 starts a token at every structural character and after
   // whitespace, so a number or literal is valid only if it is its whole extent (a quote
@@ -122,7 +134,7 @@ bool JsonReader<S>::Malformed(uint64_t at, const char* what, ErrorCode code) {
 }
 
 template <Sink S>
-inline bool JsonReader<S>::String(const char* open, const char* next, std::string_view* s) {
+inline bool JsonReader<S>::String(const char* open, const char* next, std::string_view* s, bool* verbatim) {
   using namespace json_detail;
   // The closing quote: the last byte before the next token that is not whitespace (what
   // follows a string is whitespace, a structural character or the start of a scalar).
@@ -131,7 +143,8 @@ inline bool JsonReader<S>::String(const char* open, const char* next, std::strin
   if (close <= open || *close != '"') [[unlikely]] return Malformed(open - input_.data(), "unterminated string");
   const char* p = open + 1;
   const size_t n = static_cast<size_t>(close - p);
-  if (!HasBackslash(p, n)) [[likely]] {
+  *verbatim = !HasBackslash(p, n);
+  if (*verbatim) [[likely]] {
     if (n > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
     *s = {p, n};
     return true;
@@ -161,6 +174,10 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
   const size_t nd = static_cast<size_t>(q - digits);
   if (nd - 1 < 19 && (nd == 1 || *digits != '0')) [[likely]] {
     if (q == e) {
+      if constexpr (kVerbatim) {
+        if (!negative) return sink_.VerbatimInteger({p, nd}, v, false) || FailAt(at);
+        if (v != 0) return sink_.VerbatimInteger({p, nd + 1}, v - 1, true) || FailAt(at);
+      }
       // "-0" is the integer 0, as ScanJsonNumber reads it.
       const bool ok = !negative || v == 0 ? sink_.Uint(v) : sink_.NegInt(v - 1);
       return ok || FailAt(at);
@@ -267,8 +284,9 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       }
       case '"': {
         std::string_view s;
-        if (!String(v, next_token(i), &s)) [[unlikely]] return false;
-        if (!sink_.Text(s)) [[unlikely]] return FailAt(at);
+        bool verbatim;
+        if (!String(v, next_token(i), &s, &verbatim)) [[unlikely]] return false;
+        if (!Text(s, verbatim)) [[unlikely]] return FailAt(at);
         ++i;
         break;
       }
@@ -320,10 +338,11 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       if (i >= n || b[idx[i]] != '"') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected a member name");
       const uint64_t key_at = idx[i];
       std::string_view key;
-      if (!String(b + key_at, next_token(i), &key)) [[unlikely]] return false;
+      bool verbatim;
+      if (!String(b + key_at, next_token(i), &key, &verbatim)) [[unlikely]] return false;
       ++i;
       Frame& f = st_.top();
-      if (!sink_.Text(key)) [[unlikely]] {
+      if (!Text(key, verbatim)) [[unlikely]] {
         ++f.index;  // the path names the member the sink refused
         st_.SetKey(KeyKind::kText, key, 0);
         return FailAt(key_at);

@@ -60,6 +60,27 @@ class JsonWriter {
     Prefix();
     return String(s);
   }
+  // JSON -> JSON (an optional sink capability the JSON reader uses when its sink has it):
+  // a string without escapes, whose content the reader's first stage has checked (no
+  // quote, backslash or control character: nothing to escape), and an integer as the
+  // canonical text the reader checked it is. Written as they are; the result is what
+  // Text() and Uint() / NegInt() would write.
+  bool VerbatimText(std::string_view s) {
+    if (special_) [[unlikely]] return Text(s);
+    if (!Room(s.size() + 3, Sep() + s.size() + 2)) return false;
+    Prefix();
+    out_.Put('"');
+    out_.Append(s.data(), s.size());
+    out_.Put('"');
+    return true;
+  }
+  bool VerbatimInteger(std::string_view text, uint64_t v, bool negative) {
+    if (special_ || AtKey()) [[unlikely]] return negative ? NegInt(v) : Uint(v);
+    if (!Room(text.size() + 1, Sep() + text.size())) return false;
+    Prefix();
+    out_.Append(text.data(), text.size());
+    return true;
+  }
   bool Bytes(std::string_view s) {
     if (special_) [[unlikely]] return SpecialBytes(s);
     if (AtKey()) [[unlikely]] return BadKey("byte string");
