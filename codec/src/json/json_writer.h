@@ -132,7 +132,7 @@ class JsonWriter {
     return l.is_map && !(l.count & 1);
   }
   // Separator before an item; needs 1 byte of room.
-  void Prefix() {
+  [[gnu::always_inline]] void Prefix() {
     WriterLevel& l = stack_.top();
     if (l.count) out_.Put(l.is_map && (l.count & 1) ? ':' : ',');
     ++l.count;

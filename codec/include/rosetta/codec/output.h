@@ -38,7 +38,7 @@ class OutputBuffer {
   // Advance()d over, without another Ensure.
   char* room_end() { return data_ + room_; }
   void Advance(size_t n) { size_ += n; }
-  void Append(const void* p, size_t n) {  // after Ensure(n)
+  [[gnu::always_inline]] void Append(const void* p, size_t n) {  // after Ensure(n)
     char* const d = data_ + size_;
     const char* const s = static_cast<const char*>(p);
     size_ += n;
