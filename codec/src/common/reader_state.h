@@ -26,7 +26,13 @@ struct Frame {
 // The container stack, depth limit, duplicate keys and error path shared by all readers.
 class ReaderState {
  public:
-  explicit ReaderState(Context& ctx) : ctx_(ctx), frames_(ctx), keys_(ctx) {}
+  // The request's options are read once: they do not change while it is read.
+  explicit ReaderState(Context& ctx)
+      : ctx_(ctx),
+        check_keys_(!ctx.options.allow_duplicate_keys),
+        json_member_names_(ctx.json_member_names),
+        frames_(ctx),
+        keys_(ctx) {}
 
   Context& ctx() { return ctx_; }
   bool empty() const { return frames_.empty(); }
@@ -36,11 +42,11 @@ class ReaderState {
   // Depth is checked on every container open (max_depth counts open containers).
   bool Open(bool is_map, uint64_t remaining, uint64_t offset) {
     if (frames_.size() >= ctx_.limits.max_depth) [[unlikely]] return DepthExceeded(offset);
-    if (is_map && !ctx_.options.allow_duplicate_keys && !keys_.Open()) return false;
+    if (is_map && check_keys_ && !keys_.Open()) return false;
     return frames_.Push(Frame{remaining, 0, nullptr, 0, 0, KeyKind::kNone, is_map});
   }
   void Close() {
-    if (frames_.back().is_map && !ctx_.options.allow_duplicate_keys) keys_.Close();
+    if (frames_.back().is_map && check_keys_) keys_.Close();
     frames_.Pop();
   }
   // True when the next item of the innermost map is a key.
@@ -53,8 +59,8 @@ class ReaderState {
     f.key = bytes.data();
     f.key_size = static_cast<uint32_t>(bytes.size());
     f.key_num = num;
-    if (ctx_.options.allow_duplicate_keys || kind == KeyKind::kOther) return true;
-    if (ctx_.json_member_names && kind == KeyKind::kText && !bytes.empty() &&
+    if (!check_keys_ || kind == KeyKind::kOther) return true;
+    if (json_member_names_ && kind == KeyKind::kText && !bytes.empty() &&
         (bytes[0] == '-' || (bytes[0] >= '0' && bytes[0] <= '9'))) [[unlikely]] {
       CanonicalInteger(bytes, &kind, &num);  // "12" is the member an integer key 12 becomes
     }
@@ -122,6 +128,8 @@ class ReaderState {
   [[gnu::cold]] bool DuplicateKey(uint64_t offset);
 
   Context& ctx_;
+  const bool check_keys_;
+  const bool json_member_names_;
   BudgetVector<Frame, 32> frames_;
   KeySet keys_;
 };
