@@ -3,11 +3,13 @@
 // code, byte offset and JSON Pointer path; exact integers; nesting and duplicate keys at
 // scale. Offsets are counted by hand from the inputs (RFC 8259).
 #include <chrono>
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "codec_test_support.h"
+#include "json/json_reader.h"
 
 namespace rosetta::codec::testing {
 namespace {
@@ -232,6 +234,37 @@ TEST(JsonReaderNumbers, DecimalsOfMoreThan19DigitsAreCorrectlyRounded) {
   EXPECT_OUTPUT(JsonToCbor("[-0.000000012345678901234567890123]"), "81fbbe4a831bd731a289");
   EXPECT_OUTPUT(JsonToCbor("[1.2345678901234567890123e-5]"), "81fb3ee9e409302678ba");
   EXPECT_OUTPUT(JsonToCbor("[98765.432109876543210987654321]"), "81fb40f81cd6e9ec0bc1");
+}
+
+// json_detail::EightDigits, the reader's eight-digits-at-once step, against the digits
+// read one by one: random digit strings, and every place holding each byte that is not
+// a digit (those next to '0' and '9' and those whose +6 carries into the next byte).
+TEST(JsonReaderNumbers, EightDigitsAtOnceAgreesWithOneByOne) {
+  std::mt19937_64 rng(88);
+  int checked = 0;
+  for (int i = 0; i < 100000; ++i) {
+    char text[8];
+    uint64_t expected = 0;
+    for (char& c : text) {
+      c = static_cast<char>('0' + rng() % 10);
+      expected = expected * 10 + static_cast<uint64_t>(c - '0');
+    }
+    uint64_t v = 0;
+    ASSERT_TRUE(json_detail::EightDigits(text, &v)) << std::string(text, 8);
+    ASSERT_EQ(v, expected) << std::string(text, 8);
+    ++checked;
+  }
+  for (int place = 0; place < 8; ++place) {
+    for (int byte = 0; byte < 256; ++byte) {
+      if (byte >= '0' && byte <= '9') continue;
+      char text[9] = "12345678";
+      text[place] = static_cast<char>(byte);
+      uint64_t v = 0;
+      ASSERT_FALSE(json_detail::EightDigits(text, &v)) << place << " " << byte;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 100000 + 8 * 246);
 }
 
 TEST(JsonReaderNumbers, IntegersAcrossCborsWholeRangeAreExact) {
