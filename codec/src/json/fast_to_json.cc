@@ -271,7 +271,7 @@ bool FastToJson<Items>::Run() {
         if (!text(it, &key)) return finish(false);
         if (check_keys_ && keys_.Insert(KeyKind::kText, key) != KeySet::kInserted) return finish(false);
         if (!string(key, ':')) return finish(false);
-        continue;
+        --l.remaining;  // its value follows at once: no separator, nothing to close
       }
     }
     // One value (its separator or key is written).
