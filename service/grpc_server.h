@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -24,8 +25,12 @@ class GrpcServer {
   int Start();
   // Health NOT_SERVING (load balancers stop sending), then stops accepting.
   void SetNotServing();
-  // Lets in-flight RPCs finish until the deadline, then cancels what is left.
+  // Lets in-flight RPCs finish until the deadline, then cancels what is left. After
+  // SetNotServing it first gives health Watch streams kHealthGrace (within the deadline)
+  // to deliver NOT_SERVING: shutting down cancels them, and a write not yet on the wire
+  // is lost with them.
   void Shutdown(std::chrono::milliseconds drain);
+  static constexpr std::chrono::milliseconds kHealthGrace{100};
 
  private:
   class Service;
@@ -33,6 +38,7 @@ class GrpcServer {
   Metrics& metrics_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::chrono::steady_clock::time_point not_serving_since_{};  // set by SetNotServing
 };
 
 }  // namespace rosetta::service

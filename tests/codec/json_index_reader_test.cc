@@ -7,43 +7,21 @@
 #include <cstdint>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "cbor/cbor_writer.h"
-#include "json/json_writer.h"
-#include "common/context.h"
-#include "json/json_reader.h"
-#include "json/json_scalar_reader.h"
-#include "rosetta/codec/transcode.h"
+#include "json_readers.h"
 #include "rosetta_test_data.h"
 
 namespace rosetta::codec {
 namespace {
 
-struct Outcome {
-  bool ok;
-  std::string output;
-  Status status;
-};
-
 template <class Writer>
-Outcome Run(bool indexed, const std::string& json, const Limits& limits, const MappingOptions& options) {
+testing::ReaderOutcome Run(bool indexed, const std::string& json, const Limits& limits, const MappingOptions& options) {
   // The input is followed by kInputPadding readable bytes, here digits.
-  std::string buffer = json + std::string(kInputPadding, '7');
-  const std::string_view input(buffer.data(), json.size());
-  Context ctx(limits, options);
-  // As Transcode sets them for the writer.
-  ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
-  ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
-  OutputBuffer out;
-  out.Begin(limits.max_output_bytes, &ctx.budget);
-  Writer writer(ctx, out);
-  const bool ok = indexed ? JsonReader<Writer>(ctx, writer).Read(input, kInputPadding)
-                          : JsonScalarReader<Writer>(ctx, writer).Read(input);
-  return {ok, ok ? std::string(out.view()) : std::string(), ctx.status};
+  const std::string buffer = json + std::string(kInputPadding, '7');
+  return testing::ReadJsonInto<Writer>(indexed, std::string_view(buffer.data(), json.size()), limits, options);
 }
 
 // True when the two agree, into CBOR and into JSON (where the indexed reader hands the
@@ -52,10 +30,9 @@ Outcome Run(bool indexed, const std::string& json, const Limits& limits, const M
 ::testing::AssertionResult Agree(const std::string& json, const Limits& limits, const MappingOptions& options,
                                  int* accepted) {
   for (int to_json = 0; to_json < 2; ++to_json) {
-    const Outcome a = to_json ? Run<JsonWriter>(true, json, limits, options) : Run<CborWriter>(true, json, limits, options);
-    const Outcome b = to_json ? Run<JsonWriter>(false, json, limits, options) : Run<CborWriter>(false, json, limits, options);
-    if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
-        a.status.path != b.status.path) {
+    const auto a = to_json ? Run<JsonWriter>(true, json, limits, options) : Run<CborWriter>(true, json, limits, options);
+    const auto b = to_json ? Run<JsonWriter>(false, json, limits, options) : Run<CborWriter>(false, json, limits, options);
+    if (!testing::SameOutcome(a, b)) {
       return ::testing::AssertionFailure() << (to_json ? "to JSON" : "to CBOR") << "\nindexed: "
                                            << (a.ok ? "ok" : a.status.ToString() + " path " + a.status.path) << "\nscalar:  "
                                            << (b.ok ? "ok" : b.status.ToString() + " path " + b.status.path)

@@ -1,4 +1,4 @@
-// codec/src/json/json_reader.h (simdjson On-Demand) and json_scalar_reader.h (scalar
+// codec/src/json/json_reader.h (simdjson stage 1, our walk) and json_scalar_reader.h (scalar
 // roots and the exact location of errors): every error the JSON reader reports, with its
 // code, byte offset and JSON Pointer path; exact integers; nesting and duplicate keys at
 // scale. Offsets are counted by hand from the inputs (RFC 8259).
@@ -150,9 +150,10 @@ TEST(JsonReaderErrors, DuplicateKeyAtTheSecondKey) {
   EXPECT_TRUE(CheckJson(R"({"a":1,"A":2})").status.ok());
 }
 
-// Keys without escapes are taken from the input as they are (json_reader.h RawJsonString,
-// a word at a time); keys with one go through simdjson's unescaping. Every length across
-// three words, with each escape at every place, must read as the same key.
+// Keys without escapes are taken from the input as they are (json_reader.h String: the
+// extent from the next token, a backslash looked for a word at a time); keys with one go
+// through simdjson's unescaping. Every length across three words, with each escape at
+// every place, must read as the same key.
 TEST(JsonReaderKeys, KeysOfEveryLengthWithAnEscapeAtEveryPlaceReadExactly) {
   const std::pair<std::string, std::string> kEscapes[] = {
       {"\\\"", "\""}, {"\\\\", "\\"}, {"\\n", "\n"}, {"\\u00e9", "\xc3\xa9"}, {"\\/", "/"}};

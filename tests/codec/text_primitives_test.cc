@@ -136,7 +136,7 @@ TEST(OutputBufferAppend, EveryLengthAtEveryAlignmentIsExact) {
       out.Begin(1024, nullptr);
       ASSERT_TRUE(out.Ensure(128));
       std::memset(out.cursor(), kCanary, 128);
-      out.Append("0123456789", offset);
+      out.Append(source.data(), offset);  // the alignment
       out.Append(n ? source.data() + offset : nullptr, n);
       ASSERT_EQ(out.size(), offset + n);
       EXPECT_EQ(std::string(out.data() + offset, n), source.substr(offset, n)) << offset << " " << n;

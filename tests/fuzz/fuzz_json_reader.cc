@@ -6,13 +6,8 @@
 // and path.
 #include <simdjson.h>
 
-#include <type_traits>
-
-#include "cbor/cbor_writer.h"
-#include "json/json_writer.h"
 #include "fuzz_common.h"
-#include "json/json_reader.h"
-#include "json/json_scalar_reader.h"
+#include "tests/support/json_readers.h"
 
 namespace {
 
@@ -28,32 +23,12 @@ bool HasBigInteger(std::string_view s) {
   return false;
 }
 
-struct Outcome {
-  bool ok;
-  std::string output;
-  rosetta::codec::Status status;
-};
-
-template <class Writer>
-Outcome ReadInto(bool indexed, std::string_view json, const rosetta::codec::MappingOptions& options) {
-  using namespace rosetta::codec;
-  Limits limits;
-  Context ctx(limits, options);
-  ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
-  ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
-  OutputBuffer out;
-  out.Begin(limits.max_output_bytes, &ctx.budget);
-  Writer writer(ctx, out);
-  const bool ok = indexed ? JsonReader<Writer>(ctx, writer).Read(json, kInputPadding)
-                          : JsonScalarReader<Writer>(ctx, writer).Read(json);
-  return {ok, ok ? std::string(out.view()) : std::string(), ctx.status};
-}
-
 template <class Writer>
 void CompareReaders(std::string_view json, const rosetta::codec::MappingOptions& options) {
-  const Outcome a = ReadInto<Writer>(true, json, options), b = ReadInto<Writer>(false, json, options);
-  if (a.ok != b.ok || a.output != b.output || a.status.code != b.status.code || a.status.offset != b.status.offset ||
-      a.status.path != b.status.path) {
+  using rosetta::testing::ReadJsonInto;
+  const rosetta::codec::Limits limits;
+  if (!rosetta::testing::SameOutcome(ReadJsonInto<Writer>(true, json, limits, options),
+                                     ReadJsonInto<Writer>(false, json, limits, options))) {
     rosetta::fuzz::Fail("the structural-index reader and the byte-by-byte reader disagree");
   }
 }

@@ -5,6 +5,7 @@
 
 #include "common/context.h"
 #include "common/scratch.h"
+#include "rosetta/codec/sink.h"
 
 namespace rosetta::codec {
 
@@ -24,5 +25,17 @@ enum class NumberScan { kOk, kSyntax, kOverflow, kTooLong, kNoBudget };
 // Scans the number at p (p < end) strictly per RFC 8259 section 6. On kOk, *len is the
 // token length; on kSyntax, the offset of the offending byte. Never reads at or past end.
 NumberScan ScanJsonNumber(const char* p, const char* end, size_t* len, JsonNumber* out, Scratch& scratch);
+
+// The events of a scanned number: an integer, a double, or a bignum (tag 2 or 3, then its
+// magnitude bytes). False when the sink refuses.
+template <class S>
+bool EmitJsonNumber(S& sink, const JsonNumber& n) {
+  switch (n.kind) {
+    case JsonNumber::kUint: return sink.Uint(n.u);
+    case JsonNumber::kNegInt: return sink.NegInt(n.u);
+    case JsonNumber::kDouble: return sink.Double(n.d);
+    default: return sink.Tag(n.negative ? kTagNegativeBignum : kTagPositiveBignum) && sink.Bytes(n.bignum);
+  }
+}
 
 }  // namespace rosetta::codec

@@ -227,14 +227,7 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
   const NumberScan scan = ScanJsonNumber(p, e, &len, &num, scratch_);
   if (scan == NumberScan::kNoBudget) [[unlikely]] return FailAt(at);
   if (scan != NumberScan::kOk || len != static_cast<size_t>(e - p)) [[unlikely]] return Malformed(at, "invalid number");
-  bool ok;
-  switch (num.kind) {
-    case JsonNumber::kUint: ok = sink_.Uint(num.u); break;
-    case JsonNumber::kNegInt: ok = sink_.NegInt(num.u); break;
-    case JsonNumber::kDouble: ok = sink_.Double(num.d); break;
-    default: ok = sink_.Tag(num.negative ? kTagNegativeBignum : kTagPositiveBignum) && sink_.Bytes(num.bignum);
-  }
-  return ok || FailAt(at);
+  return EmitJsonNumber(sink_, num) || FailAt(at);
 }
 
 template <Sink S>

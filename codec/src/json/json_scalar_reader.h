@@ -198,13 +198,7 @@ bool JsonScalarReader<S>::ReadNumber() {
       return Unexpected(start + len, "a digit");
   }
   p_ += len;
-  bool ok;
-  switch (n.kind) {
-    case JsonNumber::kUint: ok = sink_.Uint(n.u); break;
-    case JsonNumber::kNegInt: ok = sink_.NegInt(n.u); break;
-    case JsonNumber::kDouble: ok = sink_.Double(n.d); break;
-    default: ok = sink_.Tag(n.negative ? kTagNegativeBignum : kTagPositiveBignum) && sink_.Bytes(n.bignum);
-  }
+  const bool ok = EmitJsonNumber(sink_, n);
   if (!ok) st_.Locate(start - begin_);
   return ok;
 }
