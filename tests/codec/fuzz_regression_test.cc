@@ -35,6 +35,17 @@ TEST(FuzzRegression, TaggedKeysThatCollideOnceTheTagIsDroppedAreDuplicates) {
   EXPECT_TRUE(Check(Format::kCbor, Hex("a2 c2 01 00 c2 c2 01 00")).status.ok());
 }
 
+// fuzz_cbor_reader (CI, session 3): a bignum key written with leading zero bytes
+// (2(h'000000000000000000'), 9 bytes) is the integer 0 into MessagePack, as the key 0 is:
+// the key check must read the magnitude without its leading zeros, as the writer does.
+TEST(FuzzRegression, BignumKeyWithLeadingZerosIsTheIntegerItBecomes) {
+  const char* map = "a2 c2 49 00 00 00 00 00 00 00 00 00 00 00 00";
+  EXPECT_REFUSED(CborToMsgpack(map), "duplicate_key", 13, "/0");
+  EXPECT_TRUE(CborToCbor(map).status.ok());  // into CBOR the tag stays: distinct keys
+  // Nine bytes whose value needs all nine are no integer: distinct from 0.
+  EXPECT_EQ(CodeName(CborToMsgpack("a2 c2 49 01 00 00 00 00 00 00 00 00 00 00 00").status.code), "unrepresentable");
+}
+
 // fuzz_msgpack_reader: a timestamp key of 0 seconds and the integer key 0 both become the
 // member "0" in JSON; into JSON they are duplicates, into CBOR (tag 1 kept) they are not.
 TEST(FuzzRegression, TimestampKeyAndIntegerKeyCollideInJson) {
