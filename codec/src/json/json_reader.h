@@ -1,6 +1,5 @@
 #pragma once
 
-#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -79,7 +78,8 @@ inline bool EightDigits(const char* p, uint64_t* v) {
 // indexes the structure with SIMD, then a loop over that index checks the grammar and
 // drives the sink directly. No tree, no tape, no recursion: open containers are
 // ReaderState's explicit stack. Strings without escapes are views of the input; numbers
-// are read exactly by ScanJsonNumber; depth, duplicate keys and limits are ReaderState's.
+// are read exactly (integers of up to 19 digits here, decimals by simdjson's parser, the
+// rest by ScanJsonNumber); depth, duplicate keys and limits are ReaderState's.
 // A malformed document is read again by JsonScalarReader, on the cold path, for the exact
 // code, offset and path of its first error.
 template <Sink S>
@@ -101,8 +101,7 @@ class JsonReader {
     return false;
   }
   // The string whose opening quote is at `open`; `next` is where the next token starts
-  // (or the end of the input).
-  // `verbatim`: the string had no escapes (s is its text in the input).
+  // (or the end of the input). `verbatim`: it had no escapes (s is its text in the input).
   bool String(const char* open, const char* next, std::string_view* s, bool* verbatim);
   // The sink writes JSON and takes checked JSON text as it is (JsonWriter::VerbatimText).
   static constexpr bool kVerbatim = requires(S& sink, std::string_view v) {
