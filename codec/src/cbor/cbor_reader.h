@@ -275,16 +275,10 @@ bool CborReader<S>::Read(std::string_view input) {
           const Context& c = st_.ctx();
           if (c.tags_kept || (key_tag >= kTagMsgpackExtBase && key_tag <= kTagMsgpackExtBase + 0xff)) {
             kind = KeyKind::kOther;
-          } else if (key_tag == kTagPositiveBignum || key_tag == kTagNegativeBignum) {
-            // The magnitude without leading zero bytes, as the writers read it.
-            std::string_view magnitude = key;
-            while (!magnitude.empty() && magnitude.front() == '\0') magnitude.remove_prefix(1);
-            if (kind == KeyKind::kBytes && magnitude.size() <= 8) {
-              num = 0;
-              for (char ch : magnitude) num = num << 8 | static_cast<uint8_t>(ch);
-              kind = key_tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt;
-              key = {};
-            }
+          } else if ((key_tag == kTagPositiveBignum || key_tag == kTagNegativeBignum) && kind == KeyKind::kBytes &&
+                     BignumToUint64(key, &num)) {
+            kind = key_tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt;
+            key = {};
           }
         }
         if (!st_.Key(kind, key, num, start)) return SinkFailed(start);  // a duplicate is located; no budget is not yet

@@ -22,9 +22,6 @@ struct Level {
   bool first;  // no item written yet: no separator before the next one
 };
 
-// Strings up to this size are written with room made for their worst case (6 bytes a
-// byte); longer ones through WriteJsonString, which makes room as it goes.
-constexpr size_t kBoundedString = 256;
 
 // One item of the input, as the fast loop needs it.
 enum class Tok : uint8_t { kUint, kNegInt, kText, kArray, kMap, kFalse, kTrue, kNull, kDouble };
@@ -215,8 +212,8 @@ bool FastToJson<Items>::Run() {
   };
   // s as a JSON string, then `after` (0: nothing).
   auto string = [&](std::string_view s, char after) {
-    if (s.size() <= kBoundedString) {
-      if (!room(6 * s.size() + 11)) return false;
+    if (s.size() <= kBoundedJsonString) {
+      if (!room(BoundedJsonStringRoom(s.size()) + 1)) return false;  // and `after`
       o = WriteJsonStringBounded(o, s, reinterpret_cast<const char*>(end));
     } else {
       if (!room(s.size() + 3)) return false;

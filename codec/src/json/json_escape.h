@@ -52,6 +52,11 @@ inline constexpr char kHex[] = "0123456789abcdef";
 
 }  // namespace json_escape
 
+// Strings up to this size are written by WriteJsonStringBounded, with room made for
+// their worst case; longer ones by WriteJsonString, which makes room as it goes.
+inline constexpr size_t kBoundedJsonString = 256;
+inline constexpr size_t BoundedJsonStringRoom(size_t n) { return 6 * n + 10; }
+
 // WriteJsonString into raw memory with room for the worst case plus a word, 6 *
 // s.size() + 10 bytes (every byte a \u00XX escape); returns the end. For short strings,
 // where making that room is free. `readable` is where readable memory ends after s: when

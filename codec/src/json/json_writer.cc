@@ -56,7 +56,7 @@ bool JsonWriter::String(std::string_view s) {
   // A short string when the room for its worst case is there already: written directly,
   // word by word (never made room for: that could grow the buffer, and charge the budget,
   // for escapes the string does not have).
-  if (s.size() <= 256 && static_cast<size_t>(out_.room_end() - out_.cursor()) >= 6 * s.size() + 10) {
+  if (s.size() <= kBoundedJsonString && static_cast<size_t>(out_.room_end() - out_.cursor()) >= BoundedJsonStringRoom(s.size())) {
     char* const o = out_.cursor();
     out_.Advance(WriteJsonStringBounded(o, s, s.data() + s.size()) - o);
     return true;

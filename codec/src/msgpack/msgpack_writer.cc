@@ -1,5 +1,7 @@
 #include "msgpack/msgpack_writer.h"
 
+#include "common/big_endian.h"
+
 #include <cmath>
 #include <string>
 
@@ -99,14 +101,8 @@ bool MsgpackWriter::SpecialBytes(std::string_view s) {
   special_ = false;
   const uint64_t tag = pending_tag_;
   if (tag == kTagPositiveBignum || tag == kTagNegativeBignum) {
-    size_t skip = 0;
-    while (skip < s.size() && s[skip] == 0) ++skip;
-    s.remove_prefix(skip);
-    if (s.size() <= 8) {
-      uint64_t v = 0;
-      for (char c : s) v = v << 8 | static_cast<uint8_t>(c);
-      return tag == kTagPositiveBignum ? PutUint(v) : PutNegInt(v);
-    }
+    uint64_t v;
+    if (BignumToUint64(s, &v)) return tag == kTagPositiveBignum ? PutUint(v) : PutNegInt(v);
     if (!ctx_.options.bignum_as_double) return Unrepresentable("bignum beyond 64 bits has no MessagePack form");
     double d = 0;
     for (char c : s) d = d * 256 + static_cast<uint8_t>(c);
