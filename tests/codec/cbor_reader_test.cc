@@ -151,6 +151,24 @@ TEST(CborReaderErrors, DuplicateKeyAtTheSecondKey) {
   EXPECT_TRUE(Check(Format::kCbor, Hex("82 a1 61 61 00 a1 61 61 a1 61 61 00")).status.ok());
 }
 
+// Float and simple keys are compared by value: a float in any width (the writers give one
+// value one encoding), every NaN as one; 0.0 and -0.0 differ.
+TEST(CborReaderErrors, DuplicateFloatAndSimpleKeys) {
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f9 3e 00 00 fb 3f f8 00 00 00 00 00 00 00")), "duplicate_key", 5, "/1.5");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f9 7e 00 00 fa 7f c0 00 01 00")), "duplicate_key", 5, "/nan");
+  EXPECT_TRUE(Check(Format::kCbor, Hex("a2 f9 00 00 00 f9 80 00 00")).status.ok());
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f6 00 f6 00")), "duplicate_key", 3, "/null");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f5 00 f5 00")), "duplicate_key", 3, "/true");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 e5 00 e5 00")), "duplicate_key", 3, "/simple(5)");
+  EXPECT_REFUSED(CborToCbor("a2 f8 20 00 f8 20 00"), "duplicate_key", 4, "/simple(32)");
+  // null, undefined, false, true, simple(0): distinct in CBOR.
+  EXPECT_OUTPUT(CborToCbor("a5 f6 00 f7 00 f4 00 f5 00 e0 00"), "a5f600f700f400f500e000");
+  // MessagePack has no undefined: it becomes nil, the same key as null there.
+  EXPECT_REFUSED(CborToMsgpack("a2 f6 00 f7 00"), "duplicate_key", 3, "/undefined");
+  // A float and the integer of its value are distinct keys in both binary formats.
+  EXPECT_OUTPUT(CborToMsgpack("a2 01 00 f9 3c 00 00"), "820100ca3f80000000");
+}
+
 TEST(CborReaderErrors, DuplicateKeysAllowedByOption) {
   MappingOptions allow;
   allow.allow_duplicate_keys = true;

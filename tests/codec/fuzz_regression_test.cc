@@ -61,5 +61,46 @@ TEST(FuzzRegression, EveryNanIsTheCanonicalQuietNan) {
   EXPECT_EQ(MsgpackToMsgpack("ca ff c0 12 34").out, "ca7fc00000");
 }
 
+// fuzz_roundtrip (CI, session 3): a MessagePack map with the same timestamp key twice was
+// accepted into MessagePack and CBOR (ext keys were not compared) while CBOR -> MessagePack
+// refused the CBOR it gave. A timestamp or ext key is now the tagged item it is read as, in
+// both readers: the same key twice is a duplicate into every format, and a timestamp stays
+// distinct from the integer of its seconds (and an ext from a bin of its data) where the
+// output keeps them apart.
+TEST(FuzzRegression, TimestampAndExtKeysAreJudgedAlikeByBothReaders) {
+  // ts32(5) twice, and ts32(5) with the ts64 form of 5 s 0 ns (the same timestamp).
+  for (const char* map : {"82 d6 ff 00 00 00 05 00 d6 ff 00 00 00 05 00",
+                          "82 d6 ff 00 00 00 05 00 d7 ff 00 00 00 00 00 00 00 05 00"}) {
+    SCOPED_TRACE(map);
+    EXPECT_REFUSED(MsgpackToMsgpack(map), "duplicate_key", 8, "/5");
+    EXPECT_REFUSED(MsgpackToCbor(map), "duplicate_key", 8, "/5");
+    EXPECT_REFUSED(MsgpackToJson(map), "duplicate_key", 8, "/5");
+    EXPECT_REFUSED(Check(Format::kMsgpack, Hex(map)), "duplicate_key", 8, "/5");
+  }
+  // The same in CBOR: {1(5): 0, 1(5): 0}.
+  const char* cbor = "a2 c1 05 00 c1 05 00";
+  EXPECT_REFUSED(CborToCbor(cbor), "duplicate_key", 5, "/5");
+  EXPECT_REFUSED(CborToMsgpack(cbor), "duplicate_key", 5, "/5");
+  EXPECT_REFUSED(CborToJson(cbor), "duplicate_key", 5, "/5");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex(cbor)), "duplicate_key", 5, "/5");
+  // A timestamp and the integer of its seconds: distinct keys, except into JSON.
+  EXPECT_EQ(MsgpackToMsgpack("82 d6 ff 00 00 00 05 00 05 00").out, "82d6ff00000005000500");
+  EXPECT_EQ(MsgpackToCbor("82 d6 ff 00 00 00 05 00 05 00").out, "a2c105000500");
+  EXPECT_EQ(CborToMsgpack("a2 c1 05 00 05 00").out, "82d6ff00000005000500");
+  EXPECT_EQ(CodeName(CborToJson("a2 c1 05 00 05 00").status.code), "duplicate_key");
+  // The same ext twice is a duplicate; an ext and a bin of the same data are not.
+  const char* ext = "82 d4 01 41 00 d4 01 41 00";
+  EXPECT_REFUSED(MsgpackToMsgpack(ext), "duplicate_key", 5, "/A");
+  EXPECT_REFUSED(MsgpackToCbor(ext), "duplicate_key", 5, "/A");
+  EXPECT_REFUSED(Check(Format::kMsgpack, Hex(ext)), "duplicate_key", 5, "/A");
+  EXPECT_EQ(MsgpackToMsgpack("82 d4 01 41 00 c4 01 41 00").out, "82d4014100c4014100");
+  // The crash input (its first byte picked MessagePack): a map key that is itself a map
+  // {2: ts(A), ts(B): ts(A), ts(B): ts(A)}, with ts(B) twice: refused both ways.
+  const char* crash = "83 02 d6 ff 30 36 31 02 d6 ff 31 32 83 02 d6 ff 30 36 31 02 d6 ff 31 32 83 02 d6 ff 30 36 "
+                      "31 02 d6 ff 31 32 33 d4 83 02 d6 ff 30 36 31 02 d6 ff 31 32 33 d4 5e 37 00 33 d4 5e 37 00";
+  EXPECT_EQ(CodeName(MsgpackToMsgpack(crash).status.code), "duplicate_key");
+  EXPECT_EQ(CodeName(MsgpackToCbor(crash).status.code), "duplicate_key");
+}
+
 }  // namespace
 }  // namespace rosetta::codec::testing

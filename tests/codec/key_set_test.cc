@@ -73,6 +73,29 @@ TEST_F(KeySetTest, KeysOfDifferentKindsNeverCollide) {
   EXPECT_EQ(Uint(~uint64_t{0}), KeySet::kDuplicate);
 }
 
+// A tagged key is its tag and its content: it differs from the untagged content and from
+// the same content under another tag, in a small (linear) map and a large (hashed) one.
+TEST_F(KeySetTest, TaggedKeysAreTheirTagAndContent) {
+  for (int filler : {0, 100}) {
+    SCOPED_TRACE(filler);
+    ASSERT_TRUE(keys_.Open());
+    for (int i = 0; i < filler; ++i) ASSERT_EQ(Text(Name("f", i)), KeySet::kInserted);
+    EXPECT_EQ(Uint(5), KeySet::kInserted);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedUint, {}, 5, 1), KeySet::kInserted);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedUint, {}, 5, 2), KeySet::kInserted);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedNegInt, {}, 5, 1), KeySet::kInserted);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedBytes, Keep("A"), 0, 1), KeySet::kInserted);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedText, Keep("A"), 0, 1), KeySet::kInserted);
+    EXPECT_EQ(Bytes("A"), KeySet::kInserted);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedUint, {}, 5, 1), KeySet::kDuplicate);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedUint, {}, 5, 2), KeySet::kDuplicate);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedBytes, Keep("A"), 0, 1), KeySet::kDuplicate);
+    EXPECT_EQ(keys_.Insert(KeyKind::kTaggedBytes, Keep("A"), 0, 0x6D700001), KeySet::kInserted);
+    EXPECT_EQ(Uint(5), KeySet::kDuplicate);
+    keys_.Close();
+  }
+}
+
 TEST_F(KeySetTest, LargeMapIsHashedAndStillExact) {
   ASSERT_TRUE(keys_.Open());
   for (int i = 0; i < 5000; ++i) ASSERT_EQ(Text(Name("k", i)), KeySet::kInserted) << i;

@@ -133,6 +133,18 @@ TEST(MsgpackReaderErrors, DuplicateKeyAtTheSecondKey) {
   EXPECT_TRUE(CheckHex("92 81 a1 61 00 81 a1 61 81 a1 61 00").status.ok());
 }
 
+// nil, bool and float keys are compared by value: float32 and float64 of one value (the
+// writers give one value one encoding) are one key, every NaN is one key.
+TEST(MsgpackReaderErrors, DuplicateNilBoolAndFloatKeys) {
+  EXPECT_REFUSED(CheckHex("82 c0 00 c0 00"), "duplicate_key", 3, "/null");
+  EXPECT_REFUSED(CheckHex("82 c2 00 c2 00"), "duplicate_key", 3, "/false");
+  EXPECT_REFUSED(CheckHex("82 ca 3f c0 00 00 00 cb 3f f8 00 00 00 00 00 00 00"), "duplicate_key", 7, "/1.5");
+  EXPECT_REFUSED(CheckHex("82 ca 7f c0 00 00 00 cb 7f f0 00 00 00 00 00 01 00"), "duplicate_key", 7, "/nan");
+  EXPECT_TRUE(CheckHex("84 c0 00 c2 00 c3 00 ca 00 00 00 00 00").status.ok());
+  EXPECT_TRUE(CheckHex("82 ca 00 00 00 00 00 ca 80 00 00 00 00").status.ok());
+  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, Hex("82 c3 00 c3 00")), "duplicate_key", 3, "/true");
+}
+
 TEST(MsgpackReaderErrors, DuplicateKeysAllowedByOption) {
   MappingOptions allow;
   allow.allow_duplicate_keys = true;

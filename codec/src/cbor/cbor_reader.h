@@ -132,7 +132,7 @@ bool CborReader<S>::Read(std::string_view input) {
   end_ = begin_ + input.size();
   const Limits& limits = st_.ctx().limits;
   bool tagged = false;      // a tag was read and its item is due
-  bool key_tagged = false;  // the item just read had a tag
+  int key_tags = 0;         // how many tags the item just read had (2: two or more)
   uint64_t key_tag = 0;     // its innermost tag
   uint64_t item = 0;        // where the item being read starts: its first tag, if it has one
   for (;;) {
@@ -141,7 +141,7 @@ bool CborReader<S>::Read(std::string_view input) {
     KeyKind kind = KeyKind::kOther;
     std::string_view key;
     uint64_t num = 0;
-    if (!tagged) key_tagged = false;
+    if (!tagged) key_tags = 0;
     if (!st_.empty() && !tagged) {
       Frame& f = st_.top();
       bool close;
@@ -216,11 +216,13 @@ bool CborReader<S>::Read(std::string_view input) {
           if (!Argument(ai, start, &arg)) return false;
           if (!sink_.Tag(arg)) return SinkFailed(item);
           tagged = true;
-          key_tagged = true;
+          key_tags = key_tags == 0 ? 1 : 2;
           key_tag = arg;
           continue;  // the tagged item follows; together they are one item
         default: {  // 7: simple values and floats (RFC 8949 3.3)
           bool ok;
+          kind = KeyKind::kSimple;
+          num = ai;
           if (ai < 20) {
             ok = sink_.Simple(ai);
           } else if (ai == 20 || ai == 21) {
@@ -236,6 +238,7 @@ bool CborReader<S>::Read(std::string_view input) {
             // (RFC 7049 and its Appendix A vector simple(24) = f818): docs/formats.md.
             if (v < 24) return Fail(ErrorCode::kSyntax, start, "simple value " + std::to_string(v) + " in two bytes");
             ok = sink_.Simple(v);
+            num = v;
           } else if (ai <= 27) {
             if (!Argument(ai, start, &arg)) return false;
             double d;
@@ -247,6 +250,8 @@ bool CborReader<S>::Read(std::string_view input) {
               d = std::bit_cast<double>(arg);
             }
             ok = sink_.Double(d);
+            kind = KeyKind::kFloat;
+            num = ReaderState::FloatKey(d);
           } else if (ai == 31) {
             return Fail(ErrorCode::kSyntax, start, "break outside an indefinite-length item");
           } else {
@@ -268,20 +273,13 @@ bool CborReader<S>::Read(std::string_view input) {
       }
       ++f.index;
       if (f.is_map && (f.index & 1)) {
-        // A tagged key: into CBOR the tag stays, so it is its own key (not compared). Into
-        // JSON or MessagePack most tags are dropped, so it is compared by its content; a
-        // bignum that fits 64 bits is the integer it becomes; an ext stays distinct.
-        if (key_tagged) {
-          const Context& c = st_.ctx();
-          if (c.tags_kept || (key_tag >= kTagMsgpackExtBase && key_tag <= kTagMsgpackExtBase + 0xff)) {
-            kind = KeyKind::kOther;
-          } else if ((key_tag == kTagPositiveBignum || key_tag == kTagNegativeBignum) && kind == KeyKind::kBytes &&
-                     BignumToUint64(key, &num)) {
-            kind = key_tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt;
-            key = {};
-          }
+        // A duplicate is located; no budget is not yet. A tagged key's identity depends on
+        // what the output keeps of its tags (ReaderState::TaggedKey).
+        if (key_tags != 0) [[unlikely]] {
+          if (!st_.TaggedKey(kind, key, num, key_tag, key_tags, start)) return SinkFailed(start);
+        } else if (!st_.Key(kind, key, num, start)) {
+          return SinkFailed(start);
         }
-        if (!st_.Key(kind, key, num, start)) return SinkFailed(start);  // a duplicate is located; no budget is not yet
       }
     }
   }

@@ -27,8 +27,9 @@ inline uint64_t Step(uint64_t h, uint64_t w) {
 
 // The whole key goes into the hash (a hostile map cannot make keys collide by varying
 // bytes the hash skips); the result is mixed once so that its low bits pick the slot.
-uint64_t HashKey(KeyKind kind, std::string_view key, uint64_t num) {
+uint64_t HashKey(KeyKind kind, std::string_view key, uint64_t num, uint64_t tag) {
   uint64_t h = (static_cast<uint64_t>(kind) << 56 | key.size()) ^ num;
+  if (tag != 0) h = Step(h, tag);
   const char* p = key.data();
   size_t n = key.size();
   uint64_t h2 = num >> 32;
@@ -59,11 +60,11 @@ uint64_t HashKey(KeyKind kind, std::string_view key, uint64_t num) {
 
 }  // namespace
 
-KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num) {
-  if (!entries_.Push(Entry{0, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag) {
+  if (!entries_.Push(Entry{0, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
   for (uint32_t i = scope.first; i < entries_.size(); ++i) {
     Entry& e = entries_[i];
-    e.hash = HashKey(e.kind, {e.data, e.size}, e.num);
+    e.hash = HashKey(e.kind, {e.data, e.size}, e.num, e.tag);
   }
   if (!Rehash(scope, static_cast<uint32_t>(entries_.size()) - scope.first)) {
     entries_.Pop();
@@ -72,18 +73,18 @@ KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view
   return kInserted;
 }
 
-KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num) {
+KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag) {
   const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
-  const uint64_t hash = HashKey(kind, key, num);
+  const uint64_t hash = HashKey(kind, key, num, tag);
   const uint32_t mask = scope.table_size - 1;
   uint32_t* table = &tables_[scope.table];
   uint32_t slot = static_cast<uint32_t>(hash) & mask;
   for (;; slot = (slot + 1) & mask) {
     const uint32_t e = table[slot];
     if (e == 0) break;
-    if (SameKey(entries_[e - 1], kind, key, num, hash)) return kDuplicate;
+    if (SameKey(entries_[e - 1], kind, key, num, tag, hash)) return kDuplicate;
   }
-  if (!entries_.Push(Entry{hash, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+  if (!entries_.Push(Entry{hash, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
   if ((count + 1) * 2 > scope.table_size) {  // past half full: a table twice the size
     if (!Rehash(scope, count + 1)) {
       entries_.Pop();

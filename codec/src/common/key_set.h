@@ -7,7 +7,25 @@
 
 namespace rosetta::codec {
 
-enum class KeyKind : uint8_t { kNone, kText, kBytes, kUint, kNegInt, kOther };
+// A key's identity: its type and value; a tagged key (a CBOR tag the output keeps, a
+// MessagePack ext or timestamp) is its tag and its content's kind and value. A float is
+// the bits of its double (NaN: the one quiet NaN the writers write), a simple value its
+// CBOR number (false 20, true 21, null 22, undefined 23). kOther keys (containers, items
+// under several tags) are not compared.
+enum class KeyKind : uint8_t {
+  kNone, kText, kBytes, kUint, kNegInt, kTaggedText, kTaggedBytes, kTaggedUint, kTaggedNegInt, kFloat, kSimple, kOther
+};
+
+// The tagged kind of a content kind (kText .. kNegInt).
+constexpr KeyKind Tagged(KeyKind content) {
+  return static_cast<KeyKind>(static_cast<uint8_t>(content) + (static_cast<uint8_t>(KeyKind::kTaggedText) - static_cast<uint8_t>(KeyKind::kText)));
+}
+// The content kind of a tagged kind; other kinds are returned as they are.
+constexpr KeyKind Untagged(KeyKind kind) {
+  return kind >= KeyKind::kTaggedText && kind <= KeyKind::kTaggedNegInt
+             ? static_cast<KeyKind>(static_cast<uint8_t>(kind) - (static_cast<uint8_t>(KeyKind::kTaggedText) - static_cast<uint8_t>(KeyKind::kText)))
+             : kind;
+}
 
 // The keys of every open map, to refuse duplicates (RFC 7493 2.3) in every format. Keys
 // are views into memory that lives for the whole request. A map's first kLinearKeys keys
@@ -29,16 +47,16 @@ class KeySet {
     scopes_.Pop();
   }
   // Text and byte keys are views that must live for the request; integer keys are given
-  // by value (kUint / kNegInt with `key` empty).
-  Result Insert(KeyKind kind, std::string_view key, uint64_t num = 0) {
+  // by value (kUint / kNegInt with `key` empty). `tag` is a tagged kind's tag (0 otherwise).
+  Result Insert(KeyKind kind, std::string_view key, uint64_t num = 0, uint64_t tag = 0) {
     Scope& scope = scopes_.back();
-    if (scope.table_size != 0) return InsertHashed(scope, kind, key, num);
-    const uint64_t fp = Fingerprint(key, num);
+    if (scope.table_size != 0) return InsertHashed(scope, kind, key, num, tag);
+    const uint64_t fp = Fingerprint(key, num) ^ tag;
     for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-      if (SameKey(entries_[i], kind, key, num, fp)) [[unlikely]] return kDuplicate;
+      if (SameKey(entries_[i], kind, key, num, tag, fp)) [[unlikely]] return kDuplicate;
     }
-    if (entries_.size() - scope.first >= kLinearKeys) [[unlikely]] return StartHashing(scope, kind, key, num);
-    if (!entries_.Push(Entry{fp, key.data(), num, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+    if (entries_.size() - scope.first >= kLinearKeys) [[unlikely]] return StartHashing(scope, kind, key, num, tag);
+    if (!entries_.Push(Entry{fp, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
     return kInserted;
   }
 
@@ -48,6 +66,7 @@ class KeySet {
     uint64_t hash;  // the key's fingerprint while its map is linear, its hash once hashed
     const char* data;
     uint64_t num;
+    uint64_t tag;
     uint32_t size;
     KeyKind kind;
   };
@@ -56,8 +75,8 @@ class KeySet {
     uint32_t table;       // where its table starts in tables_
     uint32_t table_size;  // 0: linear; else a power of two, at least twice its keys
   };
-  static bool SameKey(const Entry& e, KeyKind kind, std::string_view key, uint64_t num, uint64_t hash) {
-    return e.hash == hash && e.kind == kind && e.num == num && e.size == key.size() &&
+  static bool SameKey(const Entry& e, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag, uint64_t hash) {
+    return e.hash == hash && e.kind == kind && e.num == num && e.tag == tag && e.size == key.size() &&
            (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0);
   }
   // For the linear search of small maps: a word that differs for most distinct keys (the
@@ -85,10 +104,10 @@ class KeySet {
     }
     return f ^ num;
   }
-  Result InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num);
+  Result InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag);
   // The key after the first kLinearKeys of a map (known not to be among them): from now
   // on the map is hashed.
-  [[gnu::noinline]] Result StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num);
+  [[gnu::noinline]] Result StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag);
   // Gives the innermost map a table for `keys` keys (load factor at most 1/2) and indexes
   // its entries into it; false when the budget refuses.
   bool Rehash(Scope& scope, uint32_t keys);

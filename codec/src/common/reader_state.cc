@@ -1,5 +1,8 @@
 #include "common/reader_state.h"
 
+#include <bit>
+#include <charconv>
+
 namespace rosetta::codec {
 namespace {
 
@@ -12,7 +15,7 @@ void AppendEscaped(std::string& out, std::string_view token) {
 }
 
 void AppendKey(std::string& out, const Frame& f) {
-  switch (f.key_kind) {
+  switch (Untagged(f.key_kind)) {
     case KeyKind::kText:
     case KeyKind::kBytes:
       AppendEscaped(out, {f.key, f.key_size});
@@ -23,6 +26,21 @@ void AppendKey(std::string& out, const Frame& f) {
     case KeyKind::kNegInt:
       out += '-';
       out += f.key_num == ~uint64_t{0} ? std::string("18446744073709551616") : std::to_string(f.key_num + 1);
+      break;
+    case KeyKind::kFloat: {
+      char text[32];
+      const double d = std::bit_cast<double>(f.key_num);
+      out.append(text, std::to_chars(text, text + sizeof text, d).ptr);
+      break;
+    }
+    case KeyKind::kSimple:
+      switch (f.key_num) {
+        case 20: out += "false"; break;
+        case 21: out += "true"; break;
+        case 22: out += "null"; break;
+        case 23: out += "undefined"; break;
+        default: out += "simple(" + std::to_string(f.key_num) + ")";
+      }
       break;
     default:
       out += "?";

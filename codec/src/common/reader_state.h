@@ -1,9 +1,11 @@
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "common/big_endian.h"
 #include "common/budget_vector.h"
 #include "common/key_set.h"
 #include "rosetta/codec/sink.h"
@@ -31,6 +33,7 @@ class ReaderState {
       : ctx_(ctx),
         check_keys_(!ctx.options.allow_duplicate_keys),
         json_member_names_(ctx.json_member_names),
+        tags_kept_(ctx.tags_kept),
         frames_(ctx),
         keys_(ctx) {}
 
@@ -52,8 +55,9 @@ class ReaderState {
   // True when the next item of the innermost map is a key.
   bool AtKey() const { return !frames_.empty() && frames_[frames_.size() - 1].is_map && (frames_[frames_.size() - 1].index & 1) == 0; }
 
-  // Records a completed key of the innermost map and refuses a duplicate.
-  bool Key(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset) {
+  // Records a completed key of the innermost map and refuses a duplicate. A tagged kind
+  // carries its tag in `tag`.
+  bool Key(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag = 0) {
     Frame& f = frames_.back();
     f.key_kind = kind;
     f.key = bytes.data();
@@ -64,12 +68,49 @@ class ReaderState {
         (bytes[0] == '-' || (bytes[0] >= '0' && bytes[0] <= '9'))) [[unlikely]] {
       CanonicalInteger(bytes, &kind, &num);  // "12" is the member an integer key 12 becomes
     }
-    const bool integer = kind == KeyKind::kUint || kind == KeyKind::kNegInt;
-    KeySet::Result r = keys_.Insert(kind, integer ? std::string_view() : bytes, integer ? num : 0);
+    const KeyKind content = Untagged(kind);
+    if (content == KeyKind::kSimple && num == 23 && !tags_kept_) [[unlikely]] num = 22;  // undefined is null there
+    const bool by_value = content != KeyKind::kText && content != KeyKind::kBytes;
+    KeySet::Result r = keys_.Insert(kind, by_value ? std::string_view() : bytes, by_value ? num : 0, tag);
     if (r == KeySet::kInserted) [[likely]] return true;
     if (r == KeySet::kNoBudget) return false;
     return DuplicateKey(offset);
   }
+
+  // A key item under `tags` tags (CBOR tags, or 1 for a MessagePack ext or timestamp read
+  // as its tag), `tag` the innermost, `content` its content's kind and value. Its identity
+  // is that of the key the output gets (docs/formats.md, duplicate keys):
+  // - CBOR keeps every tag: one tag and its content; a tagged float or simple value, or
+  //   any item under several tags, is not compared.
+  // - MessagePack keeps tag 1 on an integer (a timestamp) and an ext tag on bytes (the ext)
+  //   and drops every other tag, outer ones first: a bignum is the integer it becomes; a
+  //   float under tag 1 (a timestamp with nanoseconds) is not compared.
+  // - JSON drops the tags: the content, a bignum as the integer it becomes.
+  // A bignum beyond 64 bits is its tag and its magnitude without leading zero bytes.
+  bool TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset) {
+    if (content == KeyKind::kOther || content == KeyKind::kNone) return Key(KeyKind::kOther, {}, 0, offset);
+    const bool scalar = content == KeyKind::kFloat || content == KeyKind::kSimple;
+    if (tags_kept_) {
+      if (tags == 1 && !scalar) return Key(Tagged(content), bytes, num, offset, tag);
+      return Key(KeyKind::kOther, bytes, num, offset);
+    }
+    if ((tag == kTagPositiveBignum || tag == kTagNegativeBignum) && content == KeyKind::kBytes) {
+      uint64_t v;
+      if (BignumToUint64(bytes, &v)) return Key(tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt, {}, v, offset);
+      while (!bytes.empty() && bytes.front() == '\0') bytes.remove_prefix(1);
+      return Key(KeyKind::kTaggedBytes, bytes, 0, offset, tag);
+    }
+    if (!json_member_names_) {
+      const bool timestamp = tag == kTagEpochTime && (content == KeyKind::kUint || content == KeyKind::kNegInt);
+      const bool ext = tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff && content == KeyKind::kBytes;
+      if (timestamp || ext) return Key(Tagged(content), bytes, num, offset, tag);
+      if (tag == kTagEpochTime && content == KeyKind::kFloat) return Key(KeyKind::kOther, {}, 0, offset);
+    }
+    return Key(content, bytes, num, offset);
+  }
+
+  // A float key's value: the bits of its double, every NaN as the one quiet NaN.
+  static uint64_t FloatKey(double d) { return d != d ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(d); }
 
   // Records the current key for the error path only (keys unique by construction).
   void SetKey(KeyKind kind, std::string_view bytes, uint64_t num) {
@@ -130,6 +171,7 @@ class ReaderState {
   Context& ctx_;
   const bool check_keys_;
   const bool json_member_names_;
+  const bool tags_kept_;
   BudgetVector<Frame, 32> frames_;
   KeySet keys_;
 };

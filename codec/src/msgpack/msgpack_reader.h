@@ -56,7 +56,8 @@ class MsgpackReader {
     return true;
   }
   bool Ext(int8_t type, std::string_view data, uint64_t start);
-  // A timestamp ext's data with no nanoseconds: its seconds as an integer key.
+  // A timestamp ext's data with no nanoseconds: its seconds as an integer (kind and num);
+  // other data leaves them as they are.
   static void WholeSecondsKey(std::string_view data, KeyKind* kind, uint64_t* num) {
     const auto* p = reinterpret_cast<const u8*>(data.data());
     auto big = [p](size_t at, size_t n) { return LoadBigEndian(p + at, n); };
@@ -125,6 +126,7 @@ bool MsgpackReader<S>::Read(std::string_view input) {
     KeyKind kind = KeyKind::kOther;
     std::string_view key;
     uint64_t num = 0;
+    uint64_t key_tag = 0;  // an ext's tag (kTagMsgpackExtBase + type, or 1 for a timestamp)
     if (!st_.empty() && st_.top().remaining == 0) {
       bool is_map = st_.top().is_map;
       st_.Close();
@@ -160,10 +162,14 @@ bool MsgpackReader<S>::Read(std::string_view input) {
         switch (b) {
           case 0xc0:
             ok = sink_.Null();
+            kind = KeyKind::kSimple;
+            num = 22;
             break;
           case 0xc2:
           case 0xc3:
             ok = sink_.Bool(b == 0xc3);
+            kind = KeyKind::kSimple;
+            num = b == 0xc3 ? 21 : 20;
             break;
           case 0xc4:
           case 0xc5:
@@ -189,17 +195,30 @@ bool MsgpackReader<S>::Read(std::string_view input) {
             std::string_view data;
             if (!Fixed(1, start, &type) || !Payload(v, start, &data)) return false;
             if (!Ext(static_cast<int8_t>(type), data, start)) return false;
-            // As a key into JSON, a whole-second timestamp is the number it becomes there.
-            if (type == 0xff && st_.ctx().json_member_names) WholeSecondsKey(data, &kind, &num);
+            // As a key, the tagged item it is read as: a timestamp of whole seconds is tag 1
+            // on its seconds (one with nanoseconds is not compared), another ext is its tag
+            // on its data (ReaderState::TaggedKey).
+            if (type == 0xff) {
+              WholeSecondsKey(data, &kind, &num);
+              key_tag = kTagEpochTime;
+            } else {
+              kind = KeyKind::kBytes;
+              key = data;
+              key_tag = kTagMsgpackExtBase + type;
+            }
             break;
           }
           case 0xca:
             if (!Fixed(4, start, &v)) return false;
             ok = sink_.Double(std::bit_cast<float>(static_cast<uint32_t>(v)));
+            kind = KeyKind::kFloat;
+            num = ReaderState::FloatKey(std::bit_cast<float>(static_cast<uint32_t>(v)));
             break;
           case 0xcb:
             if (!Fixed(8, start, &v)) return false;
             ok = sink_.Double(std::bit_cast<double>(v));
+            kind = KeyKind::kFloat;
+            num = ReaderState::FloatKey(std::bit_cast<double>(v));
             break;
           case 0xcc:
           case 0xcd:
@@ -267,7 +286,13 @@ bool MsgpackReader<S>::Read(std::string_view input) {
     Frame& f = st_.top();
     --f.remaining;
     ++f.index;
-    if (f.is_map && (f.index & 1) && !st_.Key(kind, key, num, start)) return SinkFailed(start);
+    if (f.is_map && (f.index & 1)) {
+      if (key_tag != 0) [[unlikely]] {
+        if (!st_.TaggedKey(kind, key, num, key_tag, 1, start)) return SinkFailed(start);
+      } else if (!st_.Key(kind, key, num, start)) {
+        return SinkFailed(start);
+      }
+    }
   }
   if (pos_ != end_) {
     return Fail(ErrorCode::kTrailingData, pos_ - begin_, std::to_string(end_ - pos_) + " bytes after the end of the object");
