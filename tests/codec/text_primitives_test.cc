@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -72,6 +73,33 @@ TEST(WriteDecimal, RandomValuesOfEveryBitLength) {
   EXPECT_EQ(checked, 64 * 5000);
 }
 
+#if defined(__SSE4_1__)
+// Every value below 10^8 in each half: the 16 bytes are the two numbers' digits with
+// leading zeros, checked against to_chars now and then and read back always.
+TEST(SixteenDigits, EveryValueInEachHalf) {
+  char text[16];
+  auto digits_of = [](const char* p, int n) {
+    uint32_t v = 0;
+    for (int i = 0; i < n; ++i) {
+      if (p[i] < '0' || p[i] > '9') return ~uint32_t{0};
+      v = v * 10 + static_cast<uint32_t>(p[i] - '0');
+    }
+    return v;
+  };
+  for (uint32_t v = 0; v < 100000000; ++v) {
+    const uint32_t other = 99999999 - v;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(text), SixteenDigits(v, other));
+    ASSERT_EQ(digits_of(text, 8), v);
+    ASSERT_EQ(digits_of(text + 8, 8), other);
+    if (v % 9973 == 0) {
+      char expected[17];
+      std::snprintf(expected, sizeof expected, "%08u%08u", v, other);
+      ASSERT_EQ(std::string(text, 16), expected);
+    }
+  }
+}
+#endif
+
 std::string ReferenceDouble(double d) {
   char buf[40];
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, d).ptr);
@@ -121,7 +149,14 @@ TEST(WriteShortestDouble, SameTextAsToChars) {
     const double d = static_cast<double>(rng() % 100000000000000000ull) * std::pow(10.0, static_cast<int>(rng() % 40) - 30);
     if (std::isfinite(d)) check(d);
   }
-  EXPECT_GT(checked, 600000);
+  // 16 and 17 significant digits with 1..8 of them before the point (WholeAndFraction
+  // and its neighbours), both signs.
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t sig = 1000000000000000ull + rng() % 99000000000000000ull;
+    const double d = static_cast<double>(sig) / std::pow(10.0, 9 + static_cast<int>(rng() % 9));
+    check(i & 1 ? -d : d);
+  }
+  EXPECT_GT(checked, 800000);
 }
 
 // OutputBuffer::Append copies short runs with overlapping word moves: every length, at
