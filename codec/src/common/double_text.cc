@@ -9,56 +9,13 @@
 #include "common/decimal.h"
 
 namespace rosetta::codec {
-namespace {
 
-#if defined(__SSE4_1__)
-// 16 or 17 significant digits, `whole` (1..7) of them before the point: dd.ddddddddddddddd,
-// the shape of most doubles in measured data (coordinates, readings; 86% of canada.json).
-// Fixed is shorter than scientific here. The digits are made in one register
-// (SixteenDigits) and the point goes in by one shuffle, so the text is two stores. n is a
-// template parameter: where the text ends must not wait on the digits (the next number's
-// stores would), so the caller branches on the length instead.
-template <int n>
-char* WholeAndFraction(char* p, uint64_t sig, int whole, bool* integral) {
-  *integral = false;
-  const uint64_t high = sig / 100000000;
-  const auto low = static_cast<uint32_t>(sig - high * 100000000);
-  // Byte i of the text is digit i below the point's place, digit i - 1 after it.
-  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m128i place = _mm_set1_epi8(static_cast<char>(whole));
-  const __m128i at = _mm_cmpeq_epi8(iota, place);
-  const __m128i shuffle = _mm_or_si128(_mm_add_epi8(iota, _mm_cmpgt_epi8(iota, place)), at);  // 0xff: zero
-  const __m128i dot = _mm_and_si128(at, _mm_set1_epi8('.'));
-  if constexpr (n == 17) {
-    const auto lead = static_cast<uint32_t>(high / 100000000);  // 1..9
-    const __m128i rest = SixteenDigits(static_cast<uint32_t>(high - uint64_t{lead} * 100000000), low);
-    const __m128i digits = _mm_alignr_epi8(rest, _mm_set1_epi8(static_cast<char>('0' + lead)), 15);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_or_si128(_mm_shuffle_epi8(digits, shuffle), dot));
-    const auto tail = static_cast<uint16_t>(_mm_extract_epi16(rest, 7));  // the last two digits
-    std::memcpy(p + 16, &tail, 2);
-  } else {
-    const __m128i digits = SixteenDigits(static_cast<uint32_t>(high), low);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_or_si128(_mm_shuffle_epi8(digits, shuffle), dot));
-    p[16] = static_cast<char>(_mm_extract_epi8(digits, 15));
-  }
-  return p + n + 1;
-}
-#endif
-
-}  // namespace
-
-char* WriteShortestDouble(char* p, double d, bool* integral) {
-  if (std::signbit(d)) {
-    *p++ = '-';
-    d = -d;
-  }
-  if (d == 0) {
-    *integral = true;
-    *p++ = '0';
-    return p;
-  }
-  // d = significand x 10^exponent, the significand as short as round-tripping allows.
+ShortestDecimal ToShortestDecimal(double d) {
   const auto dec = fmt::detail::dragonbox::to_decimal(d);
+  return {dec.significand, dec.exponent};
+}
+
+char* WriteDecimalDouble(char* p, ShortestDecimal dec, double d, bool* integral) {
   const uint64_t sig = dec.significand;
   // Most doubles that are not short decimals have 16 or 17 digits. Telling those apart
   // by comparison lets the branch predictor supply the length, so where the text ends
@@ -70,12 +27,6 @@ char* WriteShortestDouble(char* p, double d, bool* integral) {
     n = DecimalDigits(sig);
   }
   const int exp = dec.exponent;
-#if defined(__SSE4_1__)
-  if (exp < 0 && n + exp > 0 && n + exp < 8) [[likely]] {
-    if (sig >= 10000000000000000ull) return WholeAndFraction<17>(p, sig, 17 + exp, integral);
-    if (sig >= 1000000000000000ull) return WholeAndFraction<16>(p, sig, 16 + exp, integral);
-  }
-#endif
   const int sci_exp = exp + n - 1;  // d.ddd x 10^sci_exp
   const int sci_exp_abs = sci_exp < 0 ? -sci_exp : sci_exp;
   const int sci_len = n + (n > 1 ? 1 : 0) + 2 + (sci_exp_abs >= 100 ? 3 : 2);

@@ -39,6 +39,13 @@ struct CborItems {
     *len = ib & 31;
     return (ib >> 5) == 3 && *len < 24;
   }
+  // The next item when it is a double (fb + 8 bytes): the runs of numbers in arrays.
+  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) {
+    if (end - p < 9 || *p != 0xfb) return false;
+    *d = std::bit_cast<double>(LoadBigEndian(p + 1, 8));
+    p += 9;
+    return true;
+  }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t ib = *p++;
     const uint8_t ai = ib & 31;
@@ -86,6 +93,13 @@ struct MsgpackItems {
   static bool ShortText(uint8_t b, uint64_t* len) {
     *len = b & 31;
     return (b & 0xe0) == 0xa0;
+  }
+  // The next item when it is a float 64 (cb + 8 bytes): the runs of numbers in arrays.
+  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) {
+    if (end - p < 9 || *p != 0xcb) return false;
+    *d = std::bit_cast<double>(LoadBigEndian(p + 1, 8));
+    p += 9;
+    return true;
   }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t b = *p++;
@@ -311,13 +325,20 @@ bool FastToJson<Items>::Run() {
         o += it.tok == Tok::kFalse ? 5 : 4;
         break;
       case Tok::kDouble: {
-        if (!std::isfinite(it.d) || !room(32)) return finish(false);
-        bool integral;
-        o = WriteShortestDouble(o, it.d, &integral);
-        if (integral) {  // as the general writer: keep it a float across a round trip
-          o[0] = '.';
-          o[1] = '0';
-          o += 2;
+        // A run of doubles in an array (coordinates, samples) is written in this loop.
+        double d = it.d;
+        for (;;) {
+          if (!std::isfinite(d) || !room(33)) return finish(false);  // and a ','
+          bool integral;
+          o = WriteShortestDouble(o, d, &integral);
+          if (integral) {  // as the general writer: keep it a float across a round trip
+            o[0] = '.';
+            o[1] = '0';
+            o += 2;
+          }
+          if (top == nullptr || top->is_map || top->remaining == 0 || !Items::NextDouble(p, end, &d)) break;
+          --top->remaining;
+          *o++ = ',';
         }
         break;
       }
