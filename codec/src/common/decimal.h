@@ -91,20 +91,20 @@ inline char* UpToEight(char* p, uint32_t v) {
 #if defined(__SSE4_1__)
 // The 16 digits of a and b (a < 10^8 first, then b < 10^8, leading zeros kept) as 16
 // ASCII bytes, every lane at once: a and b are split into 4 numbers below 10^4, those
-// into 8 below 100, those into 16 digits, each split one multiply for all lanes (x / 10^4
-// as x * ceil(2^45 / 10^4) >> 45, x / 100 as x * 5243 >> 19, x / 10 as x * 6554 >> 16,
-// exact in the ranges they get). No table, no loop.
+// into 8 below 100, those into 16 digits. Each split is one multiply for all lanes that
+// divides (x / 10^4 as x * ceil(2^45 / 10^4) >> 45, x / 100 as x * 5243 >> 19, x / 10 as
+// x * 6554 >> 16, exact in the ranges they get) and one that places quotient and
+// remainder side by side: q | (x - d q) << w is (x << w) - q * (d 2^w - 1).
 inline __m128i SixteenDigits(uint32_t a, uint32_t b) {
   const __m128i v = _mm_set_epi64x(b, a);
   const __m128i q = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi64x(0xD1B71759)), 45);
-  const __m128i r = _mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi64x(10000)));
-  // 4 x u16 in text order: a / 10^4, a % 10^4, b / 10^4, b % 10^4.
-  const __m128i x = _mm_packus_epi32(_mm_or_si128(q, _mm_slli_epi64(r, 32)), _mm_setzero_si128());
-  const __m128i h = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);
-  const __m128i pairs = _mm_unpacklo_epi16(h, _mm_sub_epi16(x, _mm_mullo_epi16(h, _mm_set1_epi16(100))));
+  // 4 x u32 in text order: a / 10^4, a % 10^4, b / 10^4, b % 10^4.
+  const __m128i x = _mm_or_si128(q, _mm_slli_epi64(_mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi64x(10000))), 32));
+  const __m128i h = _mm_srli_epi32(_mm_mullo_epi32(x, _mm_set1_epi32(5243)), 19);
+  const __m128i pairs = _mm_sub_epi32(_mm_slli_epi32(x, 16), _mm_mullo_epi32(h, _mm_set1_epi32(100 * 65536 - 1)));
   const __m128i tens = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
-  const __m128i ones = _mm_sub_epi16(pairs, _mm_mullo_epi16(tens, _mm_set1_epi16(10)));
-  return _mm_add_epi8(_mm_or_si128(tens, _mm_slli_epi16(ones, 8)), _mm_set1_epi8('0'));
+  const __m128i digits = _mm_sub_epi16(_mm_slli_epi16(pairs, 8), _mm_mullo_epi16(tens, _mm_set1_epi16(10 * 256 - 1)));
+  return _mm_add_epi8(digits, _mm_set1_epi8('0'));
 }
 #endif
 
