@@ -110,7 +110,9 @@ std::string WrittenDouble(double d) {
   std::memset(buf, kCanary, sizeof buf);
   bool integral;
   std::string text(buf + 8, WriteShortestDouble(buf + 8, d, &integral));
-  EXPECT_TRUE(CanaryIntact(buf, sizeof buf, 8, text.size())) << text;
+  // The text is at most 24 bytes, and nothing is written outside p .. p + 24 (scratch).
+  EXPECT_LE(text.size(), 24u) << text;
+  EXPECT_TRUE(CanaryIntact(buf, sizeof buf, 8, 24)) << text;
   EXPECT_EQ(integral, text.find_first_of(".e") == std::string::npos) << text;
   return text;
 }
@@ -156,7 +158,15 @@ TEST(WriteShortestDouble, SameTextAsToChars) {
     const double d = static_cast<double>(sig) / std::pow(10.0, 9 + static_cast<int>(rng() % 9));
     check(i & 1 ? -d : d);
   }
-  EXPECT_GT(checked, 800000);
+  // 1..15 significant digits with up to 9 before the point (ShortFraction and its
+  // neighbours), both signs.
+  for (int i = 0; i < 200000; ++i) {
+    const int digits = 1 + static_cast<int>(rng() % 15);
+    const uint64_t sig = kPowersOf10[digits - 1] + rng() % (kPowersOf10[digits] - kPowersOf10[digits - 1]);
+    const double d = static_cast<double>(sig) / std::pow(10.0, static_cast<int>(rng() % 17));
+    check(i & 1 ? -d : d);
+  }
+  EXPECT_GT(checked, 1000000);
 }
 
 // OutputBuffer::Append copies short runs with overlapping word moves: every length, at

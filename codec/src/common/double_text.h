@@ -22,42 +22,60 @@ ShortestDecimal ToShortestDecimal(double d);
 char* WriteDecimalDouble(char* p, ShortestDecimal dec, double d, bool* integral);
 
 #if defined(__SSE4_1__)
-// 16 or 17 significant digits, `whole` (1..7) of them before the point: dd.ddddddddddddddd,
-// the shape of most doubles in measured data (coordinates, readings; 86% of canada.json).
-// Fixed is shorter than scientific here. The digits are made in one register
-// (SixteenDigits) and the point goes in by one shuffle, so the text is two stores. n is a
-// template parameter: where the text ends must not wait on the digits (the next number's
-// stores would), so the caller branches on the length instead.
-template <int n>
-inline char* WholeAndFraction(char* p, uint64_t sig, int whole, bool* integral) {
-  *integral = false;
-  const uint64_t high = sig / 100000000;
-  const auto low = static_cast<uint32_t>(sig - high * 100000000);
-  // Byte i of the text is digit i below the point's place, digit i - 1 after it.
+// Common shapes of doubles in measured data (coordinates, readings): fixed notation with
+// 1..7 digits before the point, where fixed is always shorter than scientific. The digits
+// are made in one register (SixteenDigits) and the point goes in by one shuffle.
+namespace double_text_detail {
+
+// The 16 bytes of `digits` with '.' put in after the first `whole` (the last digit drops out).
+inline __m128i PointAfter(__m128i digits, int whole) {
   const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m128i place = _mm_set1_epi8(static_cast<char>(whole));
   const __m128i at = _mm_cmpeq_epi8(iota, place);
-  const __m128i shuffle = _mm_or_si128(_mm_add_epi8(iota, _mm_cmpgt_epi8(iota, place)), at);  // 0xff: zero
-  const __m128i dot = _mm_and_si128(at, _mm_set1_epi8('.'));
+  // Byte i is digit i before the point's place, digit i - 1 after it; 0xff (zero) at it.
+  const __m128i shuffle = _mm_or_si128(_mm_add_epi8(iota, _mm_cmpgt_epi8(iota, place)), at);
+  return _mm_or_si128(_mm_shuffle_epi8(digits, shuffle), _mm_and_si128(at, _mm_set1_epi8('.')));
+}
+
+// 16 or 17 significant digits (86% of canada.json's numbers): two stores. n is a template
+// parameter: where the text ends must not wait on the digits (the next number's stores
+// would), so the caller branches on the length instead.
+template <int n>
+inline char* LongFraction(char* p, uint64_t sig, int whole) {
+  const uint64_t high = sig / 100000000;
+  const auto low = static_cast<uint32_t>(sig - high * 100000000);
   if constexpr (n == 17) {
     const auto lead = static_cast<uint32_t>(high / 100000000);  // 1..9
     const __m128i rest = SixteenDigits(static_cast<uint32_t>(high - uint64_t{lead} * 100000000), low);
     const __m128i digits = _mm_alignr_epi8(rest, _mm_set1_epi8(static_cast<char>('0' + lead)), 15);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_or_si128(_mm_shuffle_epi8(digits, shuffle), dot));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), PointAfter(digits, whole));
     const auto tail = static_cast<uint16_t>(_mm_extract_epi16(rest, 7));  // the last two digits
     std::memcpy(p + 16, &tail, 2);
   } else {
     const __m128i digits = SixteenDigits(static_cast<uint32_t>(high), low);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_or_si128(_mm_shuffle_epi8(digits, shuffle), dot));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), PointAfter(digits, whole));
     p[16] = static_cast<char>(_mm_extract_epi8(digits, 15));
   }
   return p + n + 1;
 }
+
+// 2..15 significant digits: widened to 16 with trailing zeros, one 16-byte store of which
+// the text is the first n + 1 bytes.
+inline char* ShortFraction(char* p, uint64_t sig, int n, int whole) {
+  const uint64_t wide = sig * kPowersOf10[16 - n];
+  const uint64_t high = wide / 100000000;
+  const __m128i digits = SixteenDigits(static_cast<uint32_t>(high), static_cast<uint32_t>(wide - high * 100000000));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), PointAfter(digits, whole));
+  return p + n + 1;
+}
+
+}  // namespace double_text_detail
 #endif
 
 // Writes the shortest decimal text that reads back as the finite double d, exactly the
 // text std::to_chars(p, p + 32, d) writes (fixed or scientific, whichever is shorter,
-// fixed on a tie; exponents as e+NN / e-NN), and returns its end (at most 24 bytes).
+// fixed on a tie; exponents as e+NN / e-NN), and returns its end. It may write up to 24
+// bytes at p: the bytes between the returned end and p + 24 are scratch.
 // `integral` tells whether the text is an integer (no '.', no exponent). The common shape
 // is written here, inline in the writers' loops; the rest in WriteDecimalDouble
 // (tests/codec/text_primitives_test.cc compares every shape with to_chars).
@@ -73,13 +91,18 @@ inline char* WriteShortestDouble(char* p, double d, bool* integral) {
   }
   const ShortestDecimal dec = ToShortestDecimal(d);
 #if defined(__SSE4_1__)
+  using namespace double_text_detail;
   const uint64_t sig = dec.significand;
   const int exp = dec.exponent;
-  if (sig >= 1000000000000000ull && exp < 0) [[likely]] {
+  if (exp < 0) [[likely]] {
+    *integral = false;
     if (sig >= 10000000000000000ull) {
-      if (exp > -17 && exp < -9) return WholeAndFraction<17>(p, sig, 17 + exp, integral);
-    } else if (exp > -16 && exp < -8) {
-      return WholeAndFraction<16>(p, sig, 16 + exp, integral);
+      if (exp > -17 && exp < -9) return LongFraction<17>(p, sig, 17 + exp);
+    } else if (sig >= 1000000000000000ull) {
+      if (exp > -16 && exp < -8) return LongFraction<16>(p, sig, 16 + exp);
+    } else {
+      const int n = DecimalDigits(sig);
+      if (n + exp > 0 && n + exp < 8) return ShortFraction(p, sig, n, n + exp);
     }
   }
 #endif

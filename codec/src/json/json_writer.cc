@@ -25,12 +25,20 @@ bool JsonWriter::RoomExact(size_t exact) {
   return OutputFull();
 }
 
-// The exact size of what Double() writes, when the 32-byte bound does not fit.
-bool JsonWriter::DoubleRoom(double d) {
+bool JsonWriter::DoubleExact(double d) {
   char buf[32];
   bool integral;
   char* e = WriteShortestDouble(buf, d, &integral);
-  return RoomExact(Sep() + static_cast<size_t>(e - buf) + (integral ? 2 : 0));
+  if (integral) {
+    e[0] = '.';
+    e[1] = '0';
+    e += 2;
+  }
+  const size_t size = static_cast<size_t>(e - buf);
+  if (!RoomExact(Sep() + size)) return false;
+  Prefix();
+  out_.Append(buf, size);
+  return true;
 }
 
 // The exact size of what Integer() writes, when the 24-byte bound does not fit.

@@ -40,7 +40,7 @@ class JsonWriter {
     if (special_ && !SpecialOther()) [[unlikely]] return false;
     if (AtKey()) [[unlikely]] return BadKey("float");
     if (!std::isfinite(d)) [[unlikely]] return NonFinite(d);
-    if (!out_.Ensure(32) && !DoubleRoom(d)) [[unlikely]] return false;
+    if (!out_.Ensure(32)) [[unlikely]] return DoubleExact(d);
     Prefix();
     char* p = out_.cursor();
     bool integral;
@@ -118,7 +118,9 @@ class JsonWriter {
   }
   bool Room(size_t n) { return Room(n, n); }
   [[gnu::cold]] bool RoomExact(size_t exact);
-  [[gnu::cold]] bool DoubleRoom(double d);
+  // Double() where the 32-byte bound does not fit: the text is made aside (the double
+  // writer uses up to 24 bytes of scratch) and copied in if its exact size fits.
+  [[gnu::cold]] bool DoubleExact(double d);
   [[gnu::cold]] bool IntegerRoom(uint64_t v, bool negative, bool key);
   [[gnu::cold]] bool OutputFull();
   // The separator Prefix() will write: 0 or 1 byte.
