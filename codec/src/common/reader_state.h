@@ -57,7 +57,7 @@ class ReaderState {
 
   // Records a completed key of the innermost map and refuses a duplicate. A tagged kind
   // carries its tag in `tag`.
-  bool Key(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag = 0) {
+  [[gnu::always_inline]] bool Key(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag = 0) {
     Frame& f = frames_.back();
     f.key_kind = kind;
     f.key = bytes.data();
