@@ -124,6 +124,27 @@ class Generator {
         Head(1, ~uint64_t{0} - Pick(2));  // -2^64 (general path only) and -2^64 + 1
         if (static_cast<uint8_t>(out_[out_.size() - 1]) == 0xff) plain_ = false;
         break;
+      case 9: {  // a vector: float64s (the fast path's run), sometimes broken by another item
+        const uint64_t n = Pick(4) == 0 ? Pick(30) : Pick(4);
+        const uint64_t other = Pick(3) == 0 ? Pick(n + 1) : n;  // where another item is (n: none)
+        Head(4, n);
+        for (uint64_t i = 0; i < n; ++i) {
+          if (i == other) {
+            Item(depth + 1);
+            continue;
+          }
+          double d = std::ldexp(static_cast<double>(rng_() >> 11), static_cast<int>(Pick(80)) - 60);
+          if (Pick(2)) d = -d;
+          if (Pick(40) == 0) {
+            d = Pick(2) ? NAN : -INFINITY;
+            plain_ = false;
+          }
+          const auto b = std::bit_cast<uint64_t>(d);
+          out_ += "\xfb";
+          for (int k = 7; k >= 0; --k) out_.push_back(static_cast<char>(b >> (8 * k)));
+        }
+        break;
+      }
       default: {
         const bool map = Pick(2);
         const uint64_t n = Pick(4) == 0 ? Pick(40) : Pick(5);

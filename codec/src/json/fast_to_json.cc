@@ -23,6 +23,19 @@ struct Level {
 };
 
 
+// A finite double as the general writer prints it (an integral one keeps a ".0", so that
+// it stays a float across a round trip); needs 26 bytes of room.
+inline char* WriteJsonDouble(char* o, double d) {
+  bool integral;
+  o = WriteShortestDouble(o, d, &integral);
+  if (integral) {
+    o[0] = '.';
+    o[1] = '0';
+    o += 2;
+  }
+  return o;
+}
+
 // One item of the input, as the fast loop needs it.
 enum class Tok : uint8_t { kUint, kNegInt, kText, kArray, kMap, kFalse, kTrue, kNull, kDouble };
 struct Item {
@@ -312,9 +325,27 @@ bool FastToJson<Items>::Run() {
         if (n > left || (is_map && n > left / 2) || n > limits.max_items) return finish(false);
         if (stack_.size() >= limits.max_depth) return finish(false);
         if (is_map && check_keys_ && !keys_.Open()) return finish(false);
-        if (!stack_.Push(Level{is_map ? n * 2 : n, is_map, true}) || !room(1)) return finish(false);
+        uint64_t done = 0;  // items of an array written here
+        if (!is_map) {
+          // An array that starts with float64s (a coordinate pair, a vector) is written
+          // here as far as they go, without a level of its own if they fill it.
+          if (!room(1)) return finish(false);
+          *o++ = '[';
+          double d;
+          while (done < n && Items::NextDouble(p, end, &d)) {
+            if (!std::isfinite(d) || !room(33)) return finish(false);
+            if (done++) *o++ = ',';
+            o = WriteJsonDouble(o, d);
+          }
+          if (done == n) {
+            if (!room(1)) return finish(false);
+            *o++ = ']';
+            break;
+          }
+        }
+        if (!stack_.Push(Level{is_map ? n * 2 : n - done, is_map, done == 0}) || !room(1)) return finish(false);
         top = &stack_.back();
-        *o++ = is_map ? '{' : '[';
+        if (is_map) *o++ = '{';
         break;
       }
       case Tok::kFalse:
@@ -329,13 +360,7 @@ bool FastToJson<Items>::Run() {
         double d = it.d;
         for (;;) {
           if (!std::isfinite(d) || !room(33)) return finish(false);  // and a ','
-          bool integral;
-          o = WriteShortestDouble(o, d, &integral);
-          if (integral) {  // as the general writer: keep it a float across a round trip
-            o[0] = '.';
-            o[1] = '0';
-            o += 2;
-          }
+          o = WriteJsonDouble(o, d);
           if (top == nullptr || top->is_map || top->remaining == 0 || !Items::NextDouble(p, end, &d)) break;
           --top->remaining;
           *o++ = ',';
