@@ -32,12 +32,18 @@ inline uint64_t LoadBigEndian(const uint8_t* p, size_t n) {
   }
 }
 
+// A bignum's magnitude bytes without their leading zero bytes: the same number.
+inline std::string_view BignumMagnitude(std::string_view magnitude) {
+  while (!magnitude.empty() && magnitude.front() == '\0') magnitude.remove_prefix(1);
+  return magnitude;
+}
+
 // The value of a bignum's magnitude bytes (RFC 8949 3.4.3, most significant first) when it
 // fits 64 bits once its leading zero bytes are set aside; false when it does not. The one
 // rule by which a bignum becomes an integer (MessagePack writer) and a bignum map key is
 // compared as that integer (CBOR reader).
 inline bool BignumToUint64(std::string_view magnitude, uint64_t* v) {
-  while (!magnitude.empty() && magnitude.front() == '\0') magnitude.remove_prefix(1);
+  magnitude = BignumMagnitude(magnitude);
   if (magnitude.size() > 8) return false;
   uint64_t x = 0;
   for (char c : magnitude) x = x << 8 | static_cast<uint8_t>(c);

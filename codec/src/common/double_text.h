@@ -109,4 +109,17 @@ inline char* WriteShortestDouble(char* p, double d, bool* integral) {
   return WriteDecimalDouble(p, dec, d, integral);
 }
 
+// A finite double as JSON writes it: an integral one keeps a ".0", so that it stays a float
+// across a round trip ("1" would come back as an integer). Uses up to 24 bytes at p.
+inline char* WriteJsonDouble(char* p, double d) {
+  bool integral;
+  p = WriteShortestDouble(p, d, &integral);
+  if (integral) {
+    p[0] = '.';
+    p[1] = '0';
+    p += 2;
+  }
+  return p;
+}
+
 }  // namespace rosetta::codec

@@ -46,8 +46,8 @@ class KeySet {
     if (scope.table_size) tables_.Truncate(scope.table);
     scopes_.Pop();
   }
-  // Text and byte keys are views that must live for the request; integer keys are given
-  // by value (kUint / kNegInt with `key` empty). `tag` is a tagged kind's tag (0 otherwise).
+  // Text and byte keys are views that must live for the request; the other kinds are
+  // given by value in `num` with `key` empty. `tag` is a tagged kind's tag (0 otherwise).
   Result Insert(KeyKind kind, std::string_view key, uint64_t num = 0, uint64_t tag = 0) {
     Scope& scope = scopes_.back();
     if (scope.table_size != 0) return InsertHashed(scope, kind, key, num, tag);

@@ -97,8 +97,7 @@ class ReaderState {
     if ((tag == kTagPositiveBignum || tag == kTagNegativeBignum) && content == KeyKind::kBytes) {
       uint64_t v;
       if (BignumToUint64(bytes, &v)) return Key(tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt, {}, v, offset);
-      while (!bytes.empty() && bytes.front() == '\0') bytes.remove_prefix(1);
-      return Key(KeyKind::kTaggedBytes, bytes, 0, offset, tag);
+      return Key(KeyKind::kTaggedBytes, BignumMagnitude(bytes), 0, offset, tag);
     }
     if (!json_member_names_) {
       const bool timestamp = tag == kTagEpochTime && (content == KeyKind::kUint || content == KeyKind::kNegInt);

@@ -22,18 +22,14 @@ struct Level {
   bool first;  // no item written yet: no separator before the next one
 };
 
-
-// A finite double as the general writer prints it (an integral one keeps a ".0", so that
-// it stays a float across a round trip); needs 26 bytes of room.
-inline char* WriteJsonDouble(char* o, double d) {
-  bool integral;
-  o = WriteShortestDouble(o, d, &integral);
-  if (integral) {
-    o[0] = '.';
-    o[1] = '0';
-    o += 2;
-  }
-  return o;
+// The next item when it is a float64 (`marker` + 8 bytes, big-endian in both formats): the
+// runs of numbers in arrays.
+template <uint8_t marker>
+bool NextFloat64(const uint8_t*& p, const uint8_t* end, double* d) {
+  if (end - p < 9 || *p != marker) return false;
+  *d = std::bit_cast<double>(LoadBigEndian(p + 1, 8));
+  p += 9;
+  return true;
 }
 
 // One item of the input, as the fast loop needs it.
@@ -52,13 +48,7 @@ struct CborItems {
     *len = ib & 31;
     return (ib >> 5) == 3 && *len < 24;
   }
-  // The next item when it is a double (fb + 8 bytes): the runs of numbers in arrays.
-  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) {
-    if (end - p < 9 || *p != 0xfb) return false;
-    *d = std::bit_cast<double>(LoadBigEndian(p + 1, 8));
-    p += 9;
-    return true;
-  }
+  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) { return NextFloat64<0xfb>(p, end, d); }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t ib = *p++;
     const uint8_t ai = ib & 31;
@@ -107,13 +97,7 @@ struct MsgpackItems {
     *len = b & 31;
     return (b & 0xe0) == 0xa0;
   }
-  // The next item when it is a float 64 (cb + 8 bytes): the runs of numbers in arrays.
-  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) {
-    if (end - p < 9 || *p != 0xcb) return false;
-    *d = std::bit_cast<double>(LoadBigEndian(p + 1, 8));
-    p += 9;
-    return true;
-  }
+  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) { return NextFloat64<0xcb>(p, end, d); }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t b = *p++;
     if (b <= 0x7f) {

@@ -27,14 +27,7 @@ bool JsonWriter::RoomExact(size_t exact) {
 
 bool JsonWriter::DoubleExact(double d) {
   char buf[32];
-  bool integral;
-  char* e = WriteShortestDouble(buf, d, &integral);
-  if (integral) {
-    e[0] = '.';
-    e[1] = '0';
-    e += 2;
-  }
-  const size_t size = static_cast<size_t>(e - buf);
+  const size_t size = static_cast<size_t>(WriteJsonDouble(buf, d) - buf);
   if (!RoomExact(Sep() + size)) return false;
   Prefix();
   out_.Append(buf, size);

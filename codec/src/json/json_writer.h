@@ -43,15 +43,7 @@ class JsonWriter {
     if (!out_.Ensure(32)) [[unlikely]] return DoubleExact(d);
     Prefix();
     char* p = out_.cursor();
-    bool integral;
-    char* e = WriteShortestDouble(p, d, &integral);
-    // Keep the value a float across a round trip: "1" would come back as an integer.
-    if (integral) {
-      e[0] = '.';
-      e[1] = '0';
-      e += 2;
-    }
-    out_.Advance(e - p);
+    out_.Advance(WriteJsonDouble(p, d) - p);
     return true;
   }
   bool Text(std::string_view s) {
