@@ -9,6 +9,7 @@
 #include "common/float_bits.h"
 #include "common/reader_state.h"
 #include "common/scratch.h"
+#include "common/timestamp.h"
 #include "common/utf8.h"
 #include "rosetta/codec/sink.h"
 
@@ -51,6 +52,7 @@ class CborReader {
     return true;
   }
   bool ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out);
+  [[gnu::cold]] bool ExtendedTimeKey(uint64_t count, uint64_t offset);
   bool ReadChunks(u8 major, uint64_t start, std::string_view* out);
 
   ReaderState st_;
@@ -124,6 +126,50 @@ bool CborReader<S>::ReadChunks(u8 major, uint64_t start, std::string_view* out) 
   pos_ = end;
   *out = {block, static_cast<size_t>(total)};
   return true;
+}
+
+// A tag-1001 map that is a map key, read into MessagePack, where it becomes a timestamp
+// ext: its identity is that timestamp's (ReaderState::TimestampKey), recorded before the
+// map is read. The map is looked at ahead, as the MessagePack writer takes it: 1 or 2
+// pairs of integers, {1: seconds, -9: nanoseconds}, seconds present. Any other content is
+// refused by the writer (or the reader), and needs no identity. `count` is the map's
+// pairs, kUnknownLength when indefinite; pos_ is at its first item.
+template <Sink S>
+bool CborReader<S>::ExtendedTimeKey(uint64_t count, uint64_t offset) {
+  const u8* p = pos_;
+  auto integer = [&](u8* major, uint64_t* v) {
+    if (p >= end_) return false;
+    const u8 ib = *p++;
+    const u8 ai = ib & 31;
+    *major = ib >> 5;
+    if (*major > 1 || ai > 27) return false;
+    if (ai < 24) {
+      *v = ai;
+      return true;
+    }
+    const size_t n = size_t{1} << (ai - 24);
+    if (static_cast<size_t>(end_ - p) < n) return false;
+    *v = LoadBigEndian(p, n);
+    p += n;
+    return true;
+  };
+  Timestamp ts{0, 0};
+  bool seconds = false;
+  for (uint64_t i = 0; count == kUnknownLength || i < count; ++i) {
+    if (count == kUnknownLength && p < end_ && *p == 0xff) break;
+    u8 key_major, value_major;
+    uint64_t key, value;
+    if (i == 2 || !integer(&key_major, &key) || !integer(&value_major, &value)) return true;
+    if (key_major == 0 && key == 1 && value <= 0x7fffffffffffffffull) {
+      ts.seconds = value_major == 0 ? static_cast<int64_t>(value) : -1 - static_cast<int64_t>(value);
+      seconds = true;
+    } else if (key_major == 1 && key == 8 && value_major == 0 && value <= 999999999) {
+      ts.nanos = value;
+    } else {
+      return true;
+    }
+  }
+  return !seconds || st_.TimestampKeyAhead(ts, offset);
 }
 
 template <Sink S>
@@ -202,6 +248,10 @@ bool CborReader<S>::Read(std::string_view input) {
                           std::to_string(arg) + " items pass max_items " + std::to_string(limits.max_items));
             }
             items = is_map ? arg * 2 : arg;
+          }
+          if (is_map && key_tags != 0 && key_tag == kTagExtendedTime && st_.JudgesTimestampMaps() && st_.AtKey())
+              [[unlikely]] {
+            if (!ExtendedTimeKey(ai == 31 ? kUnknownLength : arg, start)) return SinkFailed(start);
           }
           if (!st_.Open(is_map, items, start)) return SinkFailed(item);
           uint64_t count = ai == 31 ? kUnknownLength : arg;

@@ -51,4 +51,12 @@ inline bool BignumToUint64(std::string_view magnitude, uint64_t* v) {
   return true;
 }
 
+// The double a bignum becomes (bignum_as_double): the one rule of the MessagePack
+// writer and of the identity of such a map key: its magnitude n, or -1 - n.
+inline double BignumToDouble(std::string_view magnitude, bool negative) {
+  double d = 0;
+  for (char c : magnitude) d = d * 256 + static_cast<uint8_t>(c);
+  return negative ? -1 - d : d;
+}
+
 }  // namespace rosetta::codec

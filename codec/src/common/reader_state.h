@@ -8,6 +8,7 @@
 #include "common/big_endian.h"
 #include "common/budget_vector.h"
 #include "common/key_set.h"
+#include "common/timestamp.h"
 #include "rosetta/codec/sink.h"
 
 namespace rosetta::codec {
@@ -82,11 +83,13 @@ class ReaderState {
   // is that of the key the output gets (docs/formats.md, duplicate keys):
   // - CBOR keeps every tag: one tag and its content; a tagged float or simple value, or
   //   any item under several tags, is not compared.
-  // - MessagePack keeps tag 1 on an integer (a timestamp) and an ext tag on bytes (the ext)
-  //   and drops every other tag, outer ones first: a bignum is the integer it becomes; a
-  //   float under tag 1 (a timestamp with nanoseconds) is not compared.
+  // - MessagePack keeps tag 1 (a timestamp) and an ext tag on bytes (the ext) and drops
+  //   every other tag, outer ones first. A timestamp of whole seconds is tag 1 on its
+  //   seconds, whatever it was given as (an integer, a float, ext -1 data); one with
+  //   nanoseconds is not compared, as the MessagePack reader does not compare it. A bignum
+  //   is the integer it becomes, or with bignum_as_double beyond 64 bits the double.
   // - JSON drops the tags: the content, a bignum as the integer it becomes.
-  // A bignum beyond 64 bits is its tag and its magnitude without leading zero bytes.
+  // A bignum beyond 64 bits is otherwise its tag and its magnitude without leading zeros.
   bool TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset) {
     if (content == KeyKind::kOther || content == KeyKind::kNone) return Key(KeyKind::kOther, {}, 0, offset);
     const bool scalar = content == KeyKind::kFloat || content == KeyKind::kSimple;
@@ -97,15 +100,57 @@ class ReaderState {
     if ((tag == kTagPositiveBignum || tag == kTagNegativeBignum) && content == KeyKind::kBytes) {
       uint64_t v;
       if (BignumToUint64(bytes, &v)) return Key(tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt, {}, v, offset);
+      if (ctx_.options.bignum_as_double && !json_member_names_) {
+        return Key(KeyKind::kFloat, {}, FloatKey(BignumToDouble(bytes, tag == kTagNegativeBignum)), offset);
+      }
       return Key(KeyKind::kTaggedBytes, BignumMagnitude(bytes), 0, offset, tag);
     }
     if (!json_member_names_) {
-      const bool timestamp = tag == kTagEpochTime && (content == KeyKind::kUint || content == KeyKind::kNegInt);
-      const bool ext = tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff && content == KeyKind::kBytes;
-      if (timestamp || ext) return Key(Tagged(content), bytes, num, offset, tag);
-      if (tag == kTagEpochTime && content == KeyKind::kFloat) return Key(KeyKind::kOther, {}, 0, offset);
+      Timestamp ts{0, 0};
+      if (tag == kTagEpochTime && (content == KeyKind::kUint || content == KeyKind::kNegInt)) {
+        return Key(Tagged(content), bytes, num, offset, tag);
+      }
+      if (tag == kTagEpochTime && content == KeyKind::kFloat) {
+        if (!EpochDoubleToTimestamp(std::bit_cast<double>(num), &ts)) return Key(KeyKind::kOther, {}, 0, offset);
+        return TimestampKey(ts, offset);
+      }
+      if (tag == kTagMsgpackExtBase + 0xff && content == KeyKind::kBytes) {
+        if (!ParseMsgpackTimestamp(bytes, &ts)) return Key(KeyKind::kOther, {}, 0, offset);  // the writer refuses it
+        return TimestampKey(ts, offset);
+      }
+      if (tag >= kTagMsgpackExtBase && tag < kTagMsgpackExtBase + 0xff && content == KeyKind::kBytes) {
+        return Key(Tagged(content), bytes, num, offset, tag);
+      }
     }
     return Key(content, bytes, num, offset);
+  }
+
+  // True when a tag-1001 map key becomes a compared key: into MessagePack, where it is a
+  // timestamp (CborReader::ExtendedTimeKey).
+  bool JudgesTimestampMaps() const { return check_keys_ && !tags_kept_ && !json_member_names_; }
+
+  // The same for a key looked at ahead, before its item is read: the path names it.
+  bool TimestampKeyAhead(const Timestamp& ts, uint64_t offset) {
+    Frame& f = frames_.back();
+    ++f.index;  // the key is the item being read
+    const bool ok = TimestampKey(ts, offset);
+    --f.index;
+    return ok;
+  }
+
+  // A timestamp key as MessagePack judges it: whole seconds are tag 1 on the seconds
+  // (kind and num of the integer); with nanoseconds kind stays kOther (not compared).
+  static void TimestampKey(const Timestamp& ts, KeyKind* kind, uint64_t* num) {
+    if (ts.nanos != 0) return;
+    *kind = ts.seconds >= 0 ? KeyKind::kUint : KeyKind::kNegInt;
+    *num = ts.seconds >= 0 ? static_cast<uint64_t>(ts.seconds) : ~static_cast<uint64_t>(ts.seconds);
+  }
+  bool TimestampKey(const Timestamp& ts, uint64_t offset) {
+    KeyKind kind = KeyKind::kOther;
+    uint64_t num = 0;
+    TimestampKey(ts, &kind, &num);
+    if (kind == KeyKind::kOther) return Key(KeyKind::kOther, {}, 0, offset);
+    return Key(Tagged(kind), {}, num, offset, kTagEpochTime);
   }
 
   // A float key's value: the bits of its double, every NaN as the one quiet NaN.

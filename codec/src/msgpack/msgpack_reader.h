@@ -7,6 +7,7 @@
 
 #include "common/big_endian.h"
 #include "common/reader_state.h"
+#include "common/timestamp.h"
 #include "common/utf8.h"
 #include "rosetta/codec/sink.h"
 
@@ -56,25 +57,6 @@ class MsgpackReader {
     return true;
   }
   bool Ext(int8_t type, std::string_view data, uint64_t start);
-  // A timestamp ext's data with no nanoseconds: its seconds as an integer (kind and num);
-  // other data leaves them as they are.
-  static void WholeSecondsKey(std::string_view data, KeyKind* kind, uint64_t* num) {
-    const auto* p = reinterpret_cast<const u8*>(data.data());
-    auto big = [p](size_t at, size_t n) { return LoadBigEndian(p + at, n); };
-    int64_t seconds;
-    if (data.size() == 4) {
-      seconds = static_cast<int64_t>(big(0, 4));
-    } else if (data.size() == 8 && (big(0, 8) >> 34) == 0) {
-      seconds = static_cast<int64_t>(big(0, 8));
-    } else if (data.size() == 12 && big(0, 4) == 0) {
-      seconds = static_cast<int64_t>(big(4, 8));
-    } else {
-      return;
-    }
-    *kind = seconds >= 0 ? KeyKind::kUint : KeyKind::kNegInt;
-    *num = seconds >= 0 ? static_cast<uint64_t>(seconds) : ~static_cast<uint64_t>(seconds);
-  }
-
   ReaderState st_;
   S& sink_;
   const u8* begin_ = nullptr;
@@ -87,24 +69,15 @@ bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
   if (type != -1) {
     return (sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && sink_.Bytes(data)) || SinkFailed(start);
   }
-  const auto* p = reinterpret_cast<const u8*>(data.data());
-  auto big = [p](size_t at, size_t n) { return LoadBigEndian(p + at, n); };
-  int64_t seconds;
-  uint64_t nanos;
-  if (data.size() == 4) {
-    seconds = static_cast<int64_t>(big(0, 4));
-    nanos = 0;
-  } else if (data.size() == 8) {
-    uint64_t v = big(0, 8);
-    nanos = v >> 34;
-    seconds = static_cast<int64_t>(v & ((uint64_t{1} << 34) - 1));
-  } else if (data.size() == 12) {
-    nanos = big(0, 4);
-    seconds = static_cast<int64_t>(big(4, 8));
-  } else {
-    return Fail(ErrorCode::kSyntax, start, "timestamp extension of " + std::to_string(data.size()) + " bytes");
+  Timestamp ts{0, 0};
+  if (!ParseMsgpackTimestamp(data, &ts)) {
+    return Fail(ErrorCode::kSyntax, start,
+                data.size() == 4 || data.size() == 8 || data.size() == 12
+                    ? std::string("timestamp nanoseconds above 999999999")
+                    : "timestamp extension of " + std::to_string(data.size()) + " bytes");
   }
-  if (nanos > 999999999) return Fail(ErrorCode::kSyntax, start, "timestamp nanoseconds above 999999999");
+  const int64_t seconds = ts.seconds;
+  const uint64_t nanos = ts.nanos;
   auto integer = [this](int64_t v) { return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v)); };
   bool ok;
   if (nanos == 0) {
@@ -199,7 +172,9 @@ bool MsgpackReader<S>::Read(std::string_view input) {
             // on its seconds (one with nanoseconds is not compared), another ext is its tag
             // on its data (ReaderState::TaggedKey).
             if (type == 0xff) {
-              WholeSecondsKey(data, &kind, &num);
+              Timestamp ts{0, 0};
+              ParseMsgpackTimestamp(data, &ts);  // Ext() has refused data that is not one
+              ReaderState::TimestampKey(ts, &kind, &num);
               key_tag = kTagEpochTime;
             } else {
               kind = KeyKind::kBytes;

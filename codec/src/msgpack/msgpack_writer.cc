@@ -1,9 +1,9 @@
 #include "msgpack/msgpack_writer.h"
 
-#include "common/big_endian.h"
-
-#include <cmath>
 #include <string>
+
+#include "common/big_endian.h"
+#include "common/timestamp.h"
 
 namespace rosetta::codec {
 
@@ -67,16 +67,9 @@ bool MsgpackWriter::Special(ItemKind kind, uint64_t v) {
   const uint64_t tag = pending_tag_;
   if (tag == kTagEpochTime && kind != kNull && kind != kOtherItem) {
     if (kind == kDouble) {
-      double d = std::bit_cast<double>(v);
-      if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return Unrepresentable("epoch time out of timestamp range");
-      double whole = std::floor(d);
-      int64_t seconds = static_cast<int64_t>(whole);
-      uint64_t nanos = static_cast<uint64_t>(std::llround((d - whole) * 1e9));
-      if (nanos >= 1000000000) {
-        ++seconds;
-        nanos -= 1000000000;
-      }
-      return PutTimestamp(seconds, nanos);
+      Timestamp ts{0, 0};
+      if (!EpochDoubleToTimestamp(std::bit_cast<double>(v), &ts)) return Unrepresentable("epoch time out of timestamp range");
+      return PutTimestamp(ts.seconds, ts.nanos);
     }
     if (v > 0x7fffffffffffffffull) return Unrepresentable("epoch time out of timestamp range");
     return PutTimestamp(kind == kUint ? static_cast<int64_t>(v) : -1 - static_cast<int64_t>(v), 0);
@@ -104,11 +97,13 @@ bool MsgpackWriter::SpecialBytes(std::string_view s) {
     uint64_t v;
     if (BignumToUint64(s, &v)) return tag == kTagPositiveBignum ? PutUint(v) : PutNegInt(v);
     if (!ctx_.options.bignum_as_double) return Unrepresentable("bignum beyond 64 bits has no MessagePack form");
-    double d = 0;
-    for (char c : s) d = d * 256 + static_cast<uint8_t>(c);
-    return PutDouble(tag == kTagPositiveBignum ? d : -1 - d);
+    return PutDouble(BignumToDouble(s, tag == kTagNegativeBignum));
   }
   if (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff) {
+    Timestamp ts{0, 0};
+    if (tag == kTagMsgpackExtBase + 0xff && !ParseMsgpackTimestamp(s, &ts)) {
+      return Unrepresentable("ext -1 data is not a MessagePack timestamp (4, 8 or 12 bytes, nanoseconds below 10^9)");
+    }
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("ext longer than 2^32-1 bytes");
     const bool fixed = s.size() == 1 || s.size() == 2 || s.size() == 4 || s.size() == 8 || s.size() == 16;
