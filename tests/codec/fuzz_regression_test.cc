@@ -159,8 +159,8 @@ TEST(FuzzRegression, KeysThatBecomeWholeSecondTimestampsAreComparedAsThem) {
 }
 
 // Found by review of the key identities (session 5): with bignum_as_double a bignum past
-// 64 bits becomes a double into MessagePack, and bignums that round to one double are one
-// float key there, as is a float key of that value.
+// 64 bits (or an integer below -2^63) becomes a double into MessagePack, and those that
+// round to one double are one float key there, as is a float key of that value.
 TEST(FuzzRegression, BignumsThatBecomeOneDoubleAreOneKey) {
   MappingOptions as_double;
   as_double.bignum_as_double = true;
@@ -176,6 +176,11 @@ TEST(FuzzRegression, BignumsThatBecomeOneDoubleAreOneKey) {
   EXPECT_TRUE(Check(Format::kMsgpack, Hex(r.out)).status.ok());
   // Into CBOR the bignums stay: distinct.
   EXPECT_TRUE(CborToCbor(map, {}, as_double).status.ok());
+  // An integer below -2^63 is a double there too: -2^64 and the float -2^64 are one key
+  // (found by KeyIdentity.CborKeysAreDuplicatesExactlyWhenTheOutputsAre).
+  EXPECT_REFUSED(CborToMsgpack("a2 3b ff ff ff ff ff ff ff ff 00 fa df 80 00 00 00", {}, as_double), "duplicate_key", 11,
+                 "/-18446744073709551616");
+  EXPECT_TRUE(CborToCbor("a2 3b ff ff ff ff ff ff ff ff 00 fa df 80 00 00 00", {}, as_double).status.ok());
 }
 
 }  // namespace

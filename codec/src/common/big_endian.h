@@ -53,6 +53,9 @@ inline bool BignumToUint64(std::string_view magnitude, uint64_t* v) {
 
 // The double a bignum becomes (bignum_as_double): the one rule of the MessagePack
 // writer and of the identity of such a map key: its magnitude n, or -1 - n.
+// The double an integer below -2^63 (-1 - n) becomes (bignum_as_double), as above.
+inline double NegIntToDouble(uint64_t n) { return -1.0 - static_cast<double>(n); }
+
 inline double BignumToDouble(std::string_view magnitude, bool negative) {
   double d = 0;
   for (char c : magnitude) d = d * 256 + static_cast<uint8_t>(c);

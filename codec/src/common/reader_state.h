@@ -35,6 +35,7 @@ class ReaderState {
         check_keys_(!ctx.options.allow_duplicate_keys),
         json_member_names_(ctx.json_member_names),
         tags_kept_(ctx.tags_kept),
+        low_ints_as_doubles_(ctx.options.bignum_as_double && !ctx.tags_kept && !ctx.json_member_names),
         frames_(ctx),
         keys_(ctx) {}
 
@@ -68,6 +69,10 @@ class ReaderState {
     if (json_member_names_ && kind == KeyKind::kText && !bytes.empty() &&
         (bytes[0] == '-' || (bytes[0] >= '0' && bytes[0] <= '9'))) [[unlikely]] {
       CanonicalInteger(bytes, &kind, &num);  // "12" is the member an integer key 12 becomes
+    }
+    if (kind == KeyKind::kNegInt && num > 0x7fffffffffffffffull && low_ints_as_doubles_) [[unlikely]] {
+      kind = KeyKind::kFloat;  // below -2^63: the double MessagePack gets
+      num = FloatKey(NegIntToDouble(num));
     }
     const KeyKind content = Untagged(kind);
     if (content == KeyKind::kSimple && num == 23 && !tags_kept_) [[unlikely]] num = 22;  // undefined is null there
@@ -216,6 +221,7 @@ class ReaderState {
   const bool check_keys_;
   const bool json_member_names_;
   const bool tags_kept_;
+  const bool low_ints_as_doubles_;  // into MessagePack with bignum_as_double
   BudgetVector<Frame, 32> frames_;
   KeySet keys_;
 };

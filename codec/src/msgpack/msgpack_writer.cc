@@ -21,7 +21,7 @@ bool MsgpackWriter::OutputFull() {
 }
 
 bool MsgpackWriter::NegIntTooSmall(uint64_t n) {
-  if (ctx_.options.bignum_as_double) return PutDouble(-1.0 - static_cast<double>(n));
+  if (ctx_.options.bignum_as_double) return PutDouble(NegIntToDouble(n));
   return Unrepresentable("integer below -2^63 has no MessagePack form");
 }
 
