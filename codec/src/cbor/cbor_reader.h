@@ -15,6 +15,12 @@
 
 namespace rosetta::codec {
 
+// The content of a tag-1001 map (RFC 9581) as the MessagePack writer takes it, looked at
+// ahead from p (its first item; `count` pairs, kUnknownLength when indefinite): 1 or 2
+// pairs of integers, {1: seconds, -9: nanoseconds}, the seconds present. False for any
+// other content, which the writer (or the reader) refuses. Reads only what is there.
+bool ScanExtendedTimeMap(const uint8_t* p, const uint8_t* end, uint64_t count, Timestamp* ts);
+
 // Reads one CBOR data item (RFC 8949) and drives a sink with it. Iterative: containers
 // live on ReaderState's stack. Every claimed length or count is checked against the
 // bytes left before it is used, so a claim never costs more than the bytes behind it.
@@ -52,7 +58,6 @@ class CborReader {
     return true;
   }
   bool ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out);
-  [[gnu::cold]] bool ExtendedTimeKey(uint64_t count, uint64_t offset);
   bool ReadChunks(u8 major, uint64_t start, std::string_view* out);
 
   ReaderState st_;
@@ -126,50 +131,6 @@ bool CborReader<S>::ReadChunks(u8 major, uint64_t start, std::string_view* out) 
   pos_ = end;
   *out = {block, static_cast<size_t>(total)};
   return true;
-}
-
-// A tag-1001 map that is a map key, read into MessagePack, where it becomes a timestamp
-// ext: its identity is that timestamp's (ReaderState::TimestampKey), recorded before the
-// map is read. The map is looked at ahead, as the MessagePack writer takes it: 1 or 2
-// pairs of integers, {1: seconds, -9: nanoseconds}, seconds present. Any other content is
-// refused by the writer (or the reader), and needs no identity. `count` is the map's
-// pairs, kUnknownLength when indefinite; pos_ is at its first item.
-template <Sink S>
-bool CborReader<S>::ExtendedTimeKey(uint64_t count, uint64_t offset) {
-  const u8* p = pos_;
-  auto integer = [&](u8* major, uint64_t* v) {
-    if (p >= end_) return false;
-    const u8 ib = *p++;
-    const u8 ai = ib & 31;
-    *major = ib >> 5;
-    if (*major > 1 || ai > 27) return false;
-    if (ai < 24) {
-      *v = ai;
-      return true;
-    }
-    const size_t n = size_t{1} << (ai - 24);
-    if (static_cast<size_t>(end_ - p) < n) return false;
-    *v = LoadBigEndian(p, n);
-    p += n;
-    return true;
-  };
-  Timestamp ts{0, 0};
-  bool seconds = false;
-  for (uint64_t i = 0; count == kUnknownLength || i < count; ++i) {
-    if (count == kUnknownLength && p < end_ && *p == 0xff) break;
-    u8 key_major, value_major;
-    uint64_t key, value;
-    if (i == 2 || !integer(&key_major, &key) || !integer(&value_major, &value)) return true;
-    if (key_major == 0 && key == 1 && value <= 0x7fffffffffffffffull) {
-      ts.seconds = value_major == 0 ? static_cast<int64_t>(value) : -1 - static_cast<int64_t>(value);
-      seconds = true;
-    } else if (key_major == 1 && key == 8 && value_major == 0 && value <= 999999999) {
-      ts.nanos = value;
-    } else {
-      return true;
-    }
-  }
-  return !seconds || st_.TimestampKeyAhead(ts, offset);
 }
 
 template <Sink S>
@@ -249,9 +210,13 @@ bool CborReader<S>::Read(std::string_view input) {
             }
             items = is_map ? arg * 2 : arg;
           }
+          // A tag-1001 map key into MessagePack is the timestamp it becomes (docs/formats.md).
           if (is_map && key_tags != 0 && key_tag == kTagExtendedTime && st_.JudgesTimestampMaps() && st_.AtKey())
               [[unlikely]] {
-            if (!ExtendedTimeKey(ai == 31 ? kUnknownLength : arg, start)) return SinkFailed(start);
+            Timestamp ts{0, 0};
+            if (ScanExtendedTimeMap(pos_, end_, ai == 31 ? kUnknownLength : arg, &ts) && !st_.TimestampKeyAhead(ts, start)) {
+              return SinkFailed(start);
+            }
           }
           if (!st_.Open(is_map, items, start)) return SinkFailed(item);
           uint64_t count = ai == 31 ? kUnknownLength : arg;

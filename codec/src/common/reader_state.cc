@@ -70,4 +70,66 @@ bool ReaderState::DuplicateKey(uint64_t offset) {
   return FailAt(ErrorCode::kDuplicateKey, offset, "duplicate map key \"" + key + "\"");
 }
 
+bool ReaderState::TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset) {
+  KeyKind kind = content;  // the identity: the content's, unless a rule below keeps the tag
+  uint64_t kept_tag = 0;
+  Timestamp ts{0, 0};
+  const bool bytes_content = content == KeyKind::kBytes;
+  if (content == KeyKind::kOther || content == KeyKind::kNone) {
+    kind = KeyKind::kOther;
+  } else if (tags_kept_) {
+    const bool scalar = content == KeyKind::kFloat || content == KeyKind::kSimple;
+    kind = tags == 1 && !scalar ? Tagged(content) : KeyKind::kOther;
+    kept_tag = tag;
+  } else if ((tag == kTagPositiveBignum || tag == kTagNegativeBignum) && bytes_content) {
+    const bool negative = tag == kTagNegativeBignum;
+    if (BignumToUint64(bytes, &num)) {
+      kind = negative ? KeyKind::kNegInt : KeyKind::kUint;
+    } else if (ctx_.options.bignum_as_double && !json_member_names_) {
+      kind = KeyKind::kFloat;
+      num = FloatKey(BignumToDouble(bytes, negative));
+    } else {
+      kind = KeyKind::kTaggedBytes;
+      bytes = BignumMagnitude(bytes);
+      num = 0;
+      kept_tag = tag;
+    }
+  } else if (json_member_names_) {
+    // JSON drops the tags: the content.
+  } else if (tag == kTagEpochTime && (content == KeyKind::kUint || content == KeyKind::kNegInt)) {
+    kind = Tagged(content);
+    kept_tag = tag;
+  } else if (tag == kTagEpochTime && content == KeyKind::kFloat) {
+    kind = KeyKind::kOther;
+    if (EpochDoubleToTimestamp(std::bit_cast<double>(num), &ts)) return TimestampKey(ts, offset);
+  } else if (tag == kTagMsgpackExtBase + 0xff && bytes_content) {
+    kind = KeyKind::kOther;  // data that is no timestamp: refused by the writer
+    if (ParseMsgpackTimestamp(bytes, &ts)) return TimestampKey(ts, offset);
+  } else if (tag >= kTagMsgpackExtBase && tag < kTagMsgpackExtBase + 0xff && bytes_content) {
+    kind = KeyKind::kTaggedBytes;
+    kept_tag = tag;
+  }
+  return ColdKey(kind, bytes, num, offset, kept_tag);
+}
+
+bool ReaderState::TimestampKeyAhead(const Timestamp& ts, uint64_t offset) {
+  Frame& f = frames_.back();
+  ++f.index;  // the key is the item being read
+  const bool ok = TimestampKey(ts, offset);
+  --f.index;
+  return ok;
+}
+
+bool ReaderState::TimestampKey(const Timestamp& ts, uint64_t offset) {
+  KeyKind kind = KeyKind::kOther;
+  uint64_t num = 0;
+  TimestampKey(ts, &kind, &num);
+  if (kind != KeyKind::kOther) kind = Tagged(kind);
+  return ColdKey(kind, {}, num, offset, kTagEpochTime);
+}
+
+bool ReaderState::ColdKey(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag) {
+  return Key(kind, bytes, num, offset, tag);
+}
+
 }  // namespace rosetta::codec

@@ -95,53 +95,14 @@ class ReaderState {
   //   is the integer it becomes, or with bignum_as_double beyond 64 bits the double.
   // - JSON drops the tags: the content, a bignum as the integer it becomes.
   // A bignum beyond 64 bits is otherwise its tag and its magnitude without leading zeros.
-  bool TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset) {
-    if (content == KeyKind::kOther || content == KeyKind::kNone) return Key(KeyKind::kOther, {}, 0, offset);
-    const bool scalar = content == KeyKind::kFloat || content == KeyKind::kSimple;
-    if (tags_kept_) {
-      if (tags == 1 && !scalar) return Key(Tagged(content), bytes, num, offset, tag);
-      return Key(KeyKind::kOther, bytes, num, offset);
-    }
-    if ((tag == kTagPositiveBignum || tag == kTagNegativeBignum) && content == KeyKind::kBytes) {
-      uint64_t v;
-      if (BignumToUint64(bytes, &v)) return Key(tag == kTagPositiveBignum ? KeyKind::kUint : KeyKind::kNegInt, {}, v, offset);
-      if (ctx_.options.bignum_as_double && !json_member_names_) {
-        return Key(KeyKind::kFloat, {}, FloatKey(BignumToDouble(bytes, tag == kTagNegativeBignum)), offset);
-      }
-      return Key(KeyKind::kTaggedBytes, BignumMagnitude(bytes), 0, offset, tag);
-    }
-    if (!json_member_names_) {
-      Timestamp ts{0, 0};
-      if (tag == kTagEpochTime && (content == KeyKind::kUint || content == KeyKind::kNegInt)) {
-        return Key(Tagged(content), bytes, num, offset, tag);
-      }
-      if (tag == kTagEpochTime && content == KeyKind::kFloat) {
-        if (!EpochDoubleToTimestamp(std::bit_cast<double>(num), &ts)) return Key(KeyKind::kOther, {}, 0, offset);
-        return TimestampKey(ts, offset);
-      }
-      if (tag == kTagMsgpackExtBase + 0xff && content == KeyKind::kBytes) {
-        if (!ParseMsgpackTimestamp(bytes, &ts)) return Key(KeyKind::kOther, {}, 0, offset);  // the writer refuses it
-        return TimestampKey(ts, offset);
-      }
-      if (tag >= kTagMsgpackExtBase && tag < kTagMsgpackExtBase + 0xff && content == KeyKind::kBytes) {
-        return Key(Tagged(content), bytes, num, offset, tag);
-      }
-    }
-    return Key(content, bytes, num, offset);
-  }
+  [[gnu::cold]] bool TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset);
 
   // True when a tag-1001 map key becomes a compared key: into MessagePack, where it is a
   // timestamp (CborReader::ExtendedTimeKey).
   bool JudgesTimestampMaps() const { return check_keys_ && !tags_kept_ && !json_member_names_; }
 
   // The same for a key looked at ahead, before its item is read: the path names it.
-  bool TimestampKeyAhead(const Timestamp& ts, uint64_t offset) {
-    Frame& f = frames_.back();
-    ++f.index;  // the key is the item being read
-    const bool ok = TimestampKey(ts, offset);
-    --f.index;
-    return ok;
-  }
+  [[gnu::cold]] bool TimestampKeyAhead(const Timestamp& ts, uint64_t offset);
 
   // A timestamp key as MessagePack judges it: whole seconds are tag 1 on the seconds
   // (kind and num of the integer); with nanoseconds kind stays kOther (not compared).
@@ -150,13 +111,7 @@ class ReaderState {
     *kind = ts.seconds >= 0 ? KeyKind::kUint : KeyKind::kNegInt;
     *num = ts.seconds >= 0 ? static_cast<uint64_t>(ts.seconds) : ~static_cast<uint64_t>(ts.seconds);
   }
-  bool TimestampKey(const Timestamp& ts, uint64_t offset) {
-    KeyKind kind = KeyKind::kOther;
-    uint64_t num = 0;
-    TimestampKey(ts, &kind, &num);
-    if (kind == KeyKind::kOther) return Key(KeyKind::kOther, {}, 0, offset);
-    return Key(Tagged(kind), {}, num, offset, kTagEpochTime);
-  }
+  [[gnu::cold]] bool TimestampKey(const Timestamp& ts, uint64_t offset);
 
   // A float key's value: the bits of its double, every NaN as the one quiet NaN.
   static uint64_t FloatKey(double d) { return d != d ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(d); }
@@ -216,6 +171,8 @@ class ReaderState {
                   "nesting deeper than max_depth " + std::to_string(ctx_.limits.max_depth));
   }
   [[gnu::cold]] bool DuplicateKey(uint64_t offset);
+  // Key, out of line: one copy for the rare keys (TaggedKey, TimestampKey).
+  [[gnu::cold, gnu::noinline]] bool ColdKey(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag);
 
   Context& ctx_;
   const bool check_keys_;
