@@ -130,6 +130,10 @@ class ProtobufReader {
     st_.SetKey(KeyKind::kText, name, 0);
     return true;
   }
+  // The input offset of a view into the input.
+  uint64_t OffsetOf(std::string_view piece) const {
+    return static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(piece.data()) - begin_);
+  }
   void Done() {  // a scalar value completed in the current container
     if (!st_.empty()) ++st_.top().index;
   }
@@ -402,7 +406,7 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         // A part given twice: the last wins, the earlier is still checked (as libprotobuf does).
         if (number == 1) {
           if (wire == kLen) {
-            if (!key_text.empty() && !ValidUtf8(key_text)) return Fail(ErrorCode::kInvalidUtf8, entry_occ.begin, "map key is not valid UTF-8");
+            if (!key_text.empty() && !ValidUtf8(key_text)) return Fail(ErrorCode::kInvalidUtf8, OffsetOf(key_text), "map key is not valid UTF-8");
             key_text = {reinterpret_cast<const char*>(begin_ + vb), static_cast<size_t>(p - vb)};
           } else if (wire == kVarint) {
             Varint(&vb, p, &key_raw);
@@ -590,7 +594,7 @@ bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_v
       if (text.size() > ctx_.limits.max_string_bytes) {
         return Fail(ErrorCode::kStringTooLarge, at, "map key passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
       }
-      if (!ValidUtf8(text)) return Fail(ErrorCode::kInvalidUtf8, at, "map key is not valid UTF-8");
+      if (!ValidUtf8(text)) return Fail(ErrorCode::kInvalidUtf8, OffsetOf(text), "map key is not valid UTF-8");
       k = text;
       break;
     case T::TYPE_BOOL:
@@ -761,11 +765,16 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       while (i > first && occ_[i - 1].field == kind->field) --i;
       const FieldInfo& f = m.fields[kind->field];
       const size_t from = AfterOtherOneofMembers(m, first, end, i, j);
-      // The members this kind replaced are still checked, as libprotobuf parses them.
+      // The members this kind replaced are still checked, as libprotobuf parses them, and
+      // so are the earlier occurrences of a scalar kind given more than once (the last
+      // wins: string_value "\xb4" then string_value "ok" is still invalid UTF-8). A
+      // struct or list kind given more than once merges: Field reads all of it.
+      const bool merged = f.type == google::protobuf::FieldDescriptor::TYPE_MESSAGE;
+      const size_t kept = merged ? from : j - 1;
       for (size_t k = first; k < end && ok; ++k) {
-        if (k < from || k >= j) ok = Check(m.fields[occ_[k].field], occ_[k], depth + 1);
+        if (k < kept || k >= j) ok = Check(m.fields[occ_[k].field], occ_[k], depth + 1);
       }
-      ok = ok && Field(m, f, from, j - from, depth);
+      ok = ok && Field(m, f, kept, j - kept, depth);
       break;
     }
     case WellKnown::kAny: {
