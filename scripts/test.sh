@@ -4,7 +4,8 @@
 #     against the real rosettad (Python clients, a real Prometheus, hostile traffic), the
 #     load smoke test, then ../shared/tools/contract-check as an outside client.
 #  2. The same suite built with ROSETTA_SANITIZE=address,undefined.
-#  3. Each libFuzzer target for FUZZ_SECONDS (default 30).
+#  3. Each libFuzzer target: its committed regression inputs and corpus replayed, then a
+#     fixed number of executions from a fixed seed (scripts/fuzz.sh --ci: reproducible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd .. && pwd)/shared/data}
@@ -26,5 +27,5 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$(pwd)/tests/lsan.supp}
 ctest --test-dir build-asan --output-on-failure -j "$JOBS" --timeout 900
 
-echo "== fuzzing (${FUZZ_SECONDS:-30} s per target)"
-scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+echo "== fuzzing (reproducible: fixed seed and executions per target)"
+scripts/fuzz.sh --ci
