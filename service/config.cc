@@ -16,8 +16,8 @@ namespace {
 // One setting: its flag (--name), environment variable (ROSETTA_NAME) and JSON key
 // (name with '_'), and how to store it.
 struct Option {
-  const char* name;  // flag spelling, e.g. "max-input-bytes"
-  const char* help;
+  std::string name;  // flag spelling, e.g. "max-input-bytes"
+  std::string help;
   enum Type { kString, kUint, kList } type;
   std::function<bool(ServiceConfig&, std::string_view)> set;
 };
@@ -42,10 +42,17 @@ Option Uint(const char* name, const char* help, T ServiceConfig::*field, bool al
   return {name, help, Option::kUint,
           [field, allow_zero](ServiceConfig& c, std::string_view v) { return ParseUint(v, &(c.*field), allow_zero); }};
 }
-template <class T>
-Option Limit(const char* name, const char* help, T codec::Limits::*field) {
-  return {name, help, Option::kUint,
-          [field](ServiceConfig& c, std::string_view v) { return ParseUint(v, &(c.limits.*field)); }};
+// A server default limit, from its row of codec::kLimitTable: "max_depth" is --max-depth.
+Option Limit(const codec::LimitInfo& info) {
+  std::string name(info.name);
+  for (char& c : name) c = c == '_' ? '-' : c;
+  return {name, std::string(info.meaning) + (info.hard_cap < ~uint64_t{0} ? " (at most " + std::to_string(info.hard_cap) + ")" : ""),
+          Option::kUint, [&info](ServiceConfig& c, std::string_view v) {
+            uint64_t n;
+            if (!ParseUint(v, &n) || n > info.hard_cap) return false;
+            info.set(c.limits, n);
+            return true;
+          }};
 }
 Option Listen(const char* name, const char* help, std::string ServiceConfig::*field) {
   return {name, help, Option::kString, [field](ServiceConfig& c, std::string_view v) {
@@ -56,16 +63,11 @@ Option Listen(const char* name, const char* help, std::string ServiceConfig::*fi
 }
 
 const std::vector<Option>& Options() {
-  static const std::vector<Option> options = {
+  static const std::vector<Option> options = [] {
+    std::vector<Option> all = {
       Listen("grpc-listen", "gRPC listener HOST:PORT (port 0: any free port)", &ServiceConfig::grpc_listen),
       Listen("tcp-listen", "TCP frame protocol listener HOST:PORT", &ServiceConfig::tcp_listen),
       Listen("metrics-listen", "Prometheus /metrics listener HOST:PORT", &ServiceConfig::metrics_listen),
-      Limit("max-input-bytes", "largest payload accepted", &codec::Limits::max_input_bytes),
-      Limit("max-output-bytes", "largest output produced", &codec::Limits::max_output_bytes),
-      Limit("max-depth", "deepest nesting of containers", &codec::Limits::max_depth),
-      Limit("max-string-bytes", "longest text or byte string", &codec::Limits::max_string_bytes),
-      Limit("max-items", "most items in one array or map", &codec::Limits::max_items),
-      Limit("max-alloc-bytes", "bytes the codec may allocate for one request", &codec::Limits::max_alloc_bytes),
       Uint("grpc-max-receive-bytes", "gRPC hard receive limit (0: 4 x max-input-bytes + 64 KiB)",
            &ServiceConfig::grpc_max_receive_bytes, true),
       Uint("io-threads", "TCP I/O threads (0: one per core)", &ServiceConfig::io_threads, true),
@@ -84,7 +86,13 @@ const std::vector<Option>& Options() {
          c.descriptor_sets.emplace_back(v);
          return !v.empty();
        }},
-  };
+    };
+    // The limits after the listeners, in their table's order.
+    std::vector<Option> limits;
+    for (const codec::LimitInfo& info : codec::kLimitTable) limits.push_back(Limit(info));
+    all.insert(all.begin() + 3, limits.begin(), limits.end());
+    return all;
+  }();
   return options;
 }
 
@@ -238,7 +246,6 @@ ConfigResult LoadConfig(int argc, char** argv, char** environ) {
       return Error("--" + std::string(option->name) + ": bad value '" + value + "' (" + option->help + ")");
     }
   }
-  if (config.limits.max_depth > 100000) return Error("--max-depth: above 100000");
   return result;
 }
 

@@ -30,16 +30,7 @@ struct ServiceConfig {
   std::vector<std::string> descriptor_sets;  // protobuf FileDescriptorSet files or directories
   uint32_t request_metrics = 1;  // 0: no per-request metrics (to measure what they cost)
 
-  static codec::Limits DefaultLimits() {
-    codec::Limits l;
-    l.max_input_bytes = 4 << 20;
-    l.max_output_bytes = 16 << 20;
-    l.max_depth = 128;
-    l.max_string_bytes = 4 << 20;
-    l.max_items = 1 << 20;
-    l.max_alloc_bytes = 64 << 20;
-    return l;
-  }
+  static codec::Limits DefaultLimits() { return codec::ServerDefaultLimits(); }
   uint64_t EffectiveGrpcMaxReceive() const {
     return grpc_max_receive_bytes ? grpc_max_receive_bytes : 4 * limits.max_input_bytes + (64 << 10);
   }

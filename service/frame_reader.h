@@ -39,7 +39,7 @@ inline FrameError ParseRequestFrame(std::string_view body, RequestFrame* out) {
   out->output_format = u8(7);
   const size_t type_len = size_t{u8(8)} << 8 | u8(9);
   if (out->version != 1) return FrameError::kVersion;
-  if (out->op < 1 || out->op > 4) return FrameError::kOp;
+  if (out->op < 1 || out->op > 5) return FrameError::kOp;
   if (kRequestHeaderBytes + type_len > body.size()) return FrameError::kTypeLength;
   out->message_type = body.substr(kRequestHeaderBytes, type_len);
   out->payload = body.substr(kRequestHeaderBytes + type_len);

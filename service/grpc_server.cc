@@ -1,6 +1,8 @@
 #include "service/grpc_server.h"
 
+#include <array>
 #include <atomic>
+#include <tuple>
 #include <charconv>
 #include <cstring>
 #include <mutex>
@@ -21,15 +23,39 @@ namespace {
 
 codec::Format ToFormat(rosetta::v1::Format f) { return static_cast<codec::Format>(f); }
 
+// The proto's Limits and Options fields, found once by the names of the codec's tables
+// (limits.h, options.h): no field is spelled out here. service tests check that every row
+// has its field and every field its row.
+template <class Message, class Table>
+auto FieldsByName(const Table& table) {
+  std::array<const google::protobuf::FieldDescriptor*, std::tuple_size_v<Table>> fields{};
+  for (size_t i = 0; i < table.size(); ++i) {
+    fields[i] = Message::descriptor()->FindFieldByName(std::string(table[i].name));
+  }
+  return fields;
+}
+
 codec::Limits ToLimits(const ServiceConfig& config, const rosetta::v1::Limits& l) {
-  codec::Limits request;
-  request.max_input_bytes = l.max_input_bytes();
-  request.max_output_bytes = l.max_output_bytes();
-  request.max_depth = l.max_depth();
-  request.max_string_bytes = l.max_string_bytes();
-  request.max_items = l.max_items();
-  request.max_alloc_bytes = l.max_alloc_bytes();
+  static const auto fields = FieldsByName<rosetta::v1::Limits>(codec::kLimitTable);
+  const google::protobuf::Reflection* reflection = l.GetReflection();
+  codec::Limits request{0, 0, 0, 0, 0, 0};
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const google::protobuf::FieldDescriptor* f = fields[i];
+    const uint64_t v = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32 ? reflection->GetUInt32(l, f)
+                                                                                            : reflection->GetUInt64(l, f);
+    const codec::LimitInfo& info = codec::kLimitTable[i];
+    info.set(request, v < info.hard_cap ? v : info.hard_cap);
+  }
   return config.limits.LowerTo(request);
+}
+
+codec::MappingOptions ToOptions(const rosetta::v1::Options& o) {
+  static const auto fields = FieldsByName<rosetta::v1::Options>(codec::kOptionTable);
+  codec::MappingOptions options;
+  if (o.ByteSizeLong() == 0) return options;  // the common case: nothing set
+  const google::protobuf::Reflection* reflection = o.GetReflection();
+  for (size_t i = 0; i < fields.size(); ++i) options.*codec::kOptionTable[i].field = reflection->GetBool(o, fields[i]);
+  return options;
 }
 
 void ToError(const codec::Status& s, rosetta::v1::Error* e) {
@@ -105,7 +131,9 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     r.payload = req->payload();
     r.padding = Padding(req->payload());
     r.message_type = req->message_type();
+    r.schema = req->schema();
     r.limits = ToLimits(config_, req->limits());
+    r.options = ToOptions(req->options());
     std::string_view output;
     codec::Status s = RunRequest(r, &output);
     if (s.code == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
@@ -243,7 +271,9 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     r.payload = req.payload();
     r.padding = Padding(req.payload());
     r.message_type = req.message_type();
+    r.schema = req.schema();
     r.limits = ToLimits(config_, req.limits());
+    r.options = ToOptions(req.options());
     return r;
   }
 

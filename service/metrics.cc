@@ -1,5 +1,7 @@
 #include "service/metrics.h"
 
+#include <iterator>
+
 #include "service/request_handler.h"
 
 #include <arpa/inet.h>
@@ -28,7 +30,8 @@ namespace rosetta::service {
 namespace {
 
 constexpr const char* kTransportNames[] = {"grpc", "tcp"};
-constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits"};
+constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits", "set_options"};
+static_assert(std::size(kOpNames) == kOps);
 constexpr const char* kRejectionNames[] = {"frame_too_large", "connection_cap",  "frame_timeout",
                                            "idle_timeout",    "bad_frame",       "input_too_large",
                                            "before_handler"};

@@ -21,9 +21,9 @@
 namespace rosetta::service {
 
 enum class Transport : uint8_t { kGrpc, kTcp };
-enum class Op : uint8_t { kTranscode, kValidate, kPing, kSetLimits };
+enum class Op : uint8_t { kTranscode, kValidate, kPing, kSetLimits, kSetOptions };
 inline constexpr int kTransports = 2;
-inline constexpr int kOps = 4;
+inline constexpr int kOps = 5;
 inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
 
 // Why something was refused before (or instead of) running a request. A closed set: the

@@ -37,11 +37,18 @@ void SetRequestSchema(const codec::Schema* schema) { g_schema = schema; }
 codec::Status RunRequest(const Request& r, std::string_view* output) {
   *output = {};
   if (!KnownFormat(r.input)) return BadFormat("input", r.input);
+  if (!r.schema.empty()) {  // no JSON Schema is loaded in this build
+    codec::Status s;
+    s.code = codec::ErrorCode::kUnknownSchema;
+    s.message = "no schema named \"" + std::string(r.schema) + "\" is loaded";
+    return s;
+  }
   codec::TranscodeRequest t;
   t.from = r.input;
   t.input = r.payload;
   t.input_padding = r.padding;
   t.limits = r.limits;
+  t.options = r.options;
   t.message_type = r.message_type;
   t.schema = g_schema;
   if (r.op == Op::kValidate) return codec::Validate(t);

@@ -6,6 +6,7 @@
 
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/limits.h"
+#include "rosetta/codec/options.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/status.h"
 #include "service/alloc_counter.h"
@@ -19,8 +20,10 @@ struct Request {
   codec::Format output = codec::Format::kJson;
   std::string_view payload;
   size_t padding = 0;  // readable bytes after the payload (64 spare the JSON reader a copy)
-  std::string_view message_type;
-  codec::Limits limits;
+  std::string_view message_type;  // protobuf: the message's full name
+  std::string_view schema;        // a JSON Schema's name; empty: none
+  codec::Limits limits;  // already lowered from the server's
+  codec::MappingOptions options;
 };
 
 // Per-request metrics on (default) or off (--request-metrics 0, to measure their cost).

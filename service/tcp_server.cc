@@ -92,7 +92,7 @@ void PutBe32(std::string& s, uint32_t v) {
   s.append(b, 4);
 }
 
-// Op 4's payload: a JSON object with Limits field names.
+// Op 4's payload: a JSON object with Limits field names (codec::kLimitTable).
 bool ParseLimits(std::string_view payload, codec::Limits* out, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object object;
@@ -102,24 +102,52 @@ bool ParseLimits(std::string_view payload, codec::Limits* out, std::string* erro
   }
   codec::Limits l{0, 0, 0, 0, 0, 0};
   for (auto [key, value] : object) {
+    const codec::LimitInfo* limit = codec::FindLimit(key);
+    if (limit == nullptr) {
+      *error = "set-limits: unknown limit \"" + std::string(key) + "\"";
+      return false;
+    }
     uint64_t v;
     if (value.get(v)) {
       *error = "set-limits: \"" + std::string(key) + "\" must be a non-negative integer";
       return false;
     }
-    if (key == "max_input_bytes") l.max_input_bytes = v;
-    else if (key == "max_output_bytes") l.max_output_bytes = v;
-    else if (key == "max_depth") l.max_depth = static_cast<uint32_t>(v > UINT32_MAX ? UINT32_MAX : v);
-    else if (key == "max_string_bytes") l.max_string_bytes = v;
-    else if (key == "max_items") l.max_items = v;
-    else if (key == "max_alloc_bytes") l.max_alloc_bytes = v;
-    else {
-      *error = "set-limits: unknown limit \"" + std::string(key) + "\"";
-      return false;
-    }
+    limit->set(l, v < limit->hard_cap ? v : limit->hard_cap);  // above the cap: lowers nothing
   }
   *out = l;
   return true;
+}
+
+// Op 5's payload: a JSON object with Options field names (codec::kOptionTable) and
+// boolean values, applied to `options` (the connection's, from then on). An option this
+// build does not have is refused here (`unsupported`), not on every later request.
+codec::ErrorCode ParseOptions(std::string_view payload, codec::MappingOptions* options, std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object object;
+  if (parser.parse(simdjson::padded_string(payload)).get(object)) {
+    *error = "set-options payload must be a JSON object";
+    return codec::ErrorCode::kSchemaMismatch;
+  }
+  codec::MappingOptions o = *options;
+  for (auto [key, value] : object) {
+    const codec::OptionInfo* option = codec::FindOption(key);
+    if (option == nullptr) {
+      *error = "set-options: unknown option \"" + std::string(key) + "\"";
+      return codec::ErrorCode::kSchemaMismatch;
+    }
+    bool v;
+    if (value.get(v)) {
+      *error = "set-options: \"" + std::string(key) + "\" must be true or false";
+      return codec::ErrorCode::kSchemaMismatch;
+    }
+    if (v && !option->available) {
+      *error = "set-options: option " + std::string(key) + " is not available in this build";
+      return codec::ErrorCode::kUnsupported;
+    }
+    o.*option->field = v;
+  }
+  *options = o;
+  return codec::ErrorCode::kOk;
 }
 
 }  // namespace
@@ -238,31 +266,36 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         break;
       case FrameError::kShort:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-        return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), frame.request_id,
-                       "syntax at byte 0: frame of " + std::to_string(body.size()) + " bytes is shorter than the 10-byte header");
+        return RespondError(codec::ErrorCode::kSyntax, frame.request_id, 0,
+                            "frame of " + std::to_string(body.size()) + " bytes is shorter than the 10-byte header");
       case FrameError::kVersion:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-        return Respond(static_cast<uint8_t>(codec::ErrorCode::kUnsupported), frame.request_id,
-                       "unsupported at byte 0: protocol version " + std::to_string(frame.version));
+        return RespondError(codec::ErrorCode::kUnsupported, frame.request_id, 0,
+                            "protocol version " + std::to_string(frame.version));
       case FrameError::kOp:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-        return Respond(static_cast<uint8_t>(codec::ErrorCode::kUnsupported), frame.request_id,
-                       "unsupported at byte 1: unknown op " + std::to_string(frame.op));
+        return RespondError(codec::ErrorCode::kUnsupported, frame.request_id, 1, "unknown op " + std::to_string(frame.op));
       case FrameError::kTypeLength:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-        return Respond(static_cast<uint8_t>(codec::ErrorCode::kSyntax), frame.request_id,
-                       "syntax at byte 8: message type runs past the frame");
+        return RespondError(codec::ErrorCode::kSyntax, frame.request_id, 8, "message type runs past the frame");
     }
     const uint32_t id = frame.request_id;
     const uint8_t op = frame.op;
     Request r;
-    r.op = op == 1 ? Op::kTranscode : op == 2 ? Op::kValidate : op == 3 ? Op::kPing : Op::kSetLimits;
+    static constexpr Op kOpOfNumber[] = {Op::kTranscode, Op::kTranscode, Op::kValidate, Op::kPing, Op::kSetLimits,
+                                         Op::kSetOptions};
+    r.op = kOpOfNumber[op];  // 1..5: checked by ParseRequestFrame
     r.input = static_cast<codec::Format>(frame.input_format);
     r.output = static_cast<codec::Format>(frame.output_format);
-    r.message_type = frame.message_type;
+    // The type field names the payload's schema: the protobuf message type when either
+    // side is protobuf, else a JSON Schema.
+    const bool protobuf = frame.input_format == static_cast<uint8_t>(codec::Format::kProtobuf) ||
+                          (op == 1 && frame.output_format == static_cast<uint8_t>(codec::Format::kProtobuf));
+    (protobuf ? r.message_type : r.schema) = frame.message_type;
     r.payload = frame.payload;
     r.padding = padding;
     r.limits = limits_;
+    r.options = options_;
     codec::ErrorCode outcome = codec::ErrorCode::kOk;
     size_t bytes_out = 0;
     if (r.op == Op::kPing) {
@@ -276,7 +309,15 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         Respond(0, id, {});
       } else {
         outcome = codec::ErrorCode::kSchemaMismatch;
-        Respond(static_cast<uint8_t>(outcome), id, "schema_mismatch at byte 0: " + error);
+        RespondError(outcome, id, 0, error);
+      }
+    } else if (r.op == Op::kSetOptions) {
+      std::string error;
+      outcome = ParseOptions(r.payload, &options_, &error);
+      if (outcome == codec::ErrorCode::kOk) {
+        Respond(0, id, {});
+      } else {
+        RespondError(outcome, id, 0, error);
       }
     } else {
       std::string_view output;
@@ -287,7 +328,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         bytes_out = output.size();
       } else {
         if (s.code == codec::ErrorCode::kInputTooLarge) server_.metrics_.Rejected(Transport::kTcp, Rejection::kInputTooLarge);
-        Respond(static_cast<uint8_t>(s.code), id, s.ToString());
+        RespondError(s, id);
       }
       TrimThreadBuffers();
     }
@@ -304,6 +345,15 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     out_.push_back(static_cast<char>(status));
     PutBe32(out_, id);
     out_.append(data);
+  }
+
+  void RespondError(const codec::Status& s, uint32_t id) { Respond(static_cast<uint8_t>(s.code), id, s.ToString()); }
+  void RespondError(codec::ErrorCode code, uint32_t id, uint64_t offset, std::string message) {
+    codec::Status s;
+    s.code = code;
+    s.offset = offset;
+    s.message = std::move(message);
+    RespondError(s, id);
   }
 
   void Flush() {
@@ -333,9 +383,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void Oversized(uint64_t len, uint64_t max_frame) {
     server_.metrics_.Rejected(Transport::kTcp, Rejection::kFrameTooLarge);
     closing_ = true;
-    Respond(static_cast<uint8_t>(codec::ErrorCode::kInputTooLarge), 0,
-            "input_too_large at byte 0: frame of " + std::to_string(len) + " bytes passes this connection's maximum of " +
-                std::to_string(max_frame));
+    RespondError(codec::ErrorCode::kInputTooLarge, 0, 0,
+                 "frame of " + std::to_string(len) + " bytes passes this connection's maximum of " +
+                     std::to_string(max_frame));
     frames_.Release();
     Flush();
   }
@@ -408,6 +458,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   TcpServer& server_;
   TcpServer::Worker& worker_;
   codec::Limits limits_;
+  codec::MappingOptions options_;  // op 5 sets them for the rest of the connection
   FrameReader frames_;
   std::string out_, sending_;  // responses waiting, responses being written
   Clock::time_point deadline_ = Clock::time_point::max();

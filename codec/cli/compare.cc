@@ -86,10 +86,7 @@ double MedianSeconds(int runs, double min_time, F&& f) {
 }
 
 [[noreturn]] void Refused(std::string_view what, const codec::Status& s) {
-  std::string line = "rosetta: compare: " + std::string(what) + ": " + std::string(codec::CodeName(s.code)) + " at byte " +
-                     std::to_string(s.offset);
-  if (!s.path.empty()) line += " (" + s.path + ")";
-  std::fprintf(stderr, "%s: %s\n", line.c_str(), s.message.c_str());
+  std::fprintf(stderr, "rosetta: compare: %s: %s\n", std::string(what).c_str(), s.ToString(true).c_str());
   std::exit(1);
 }
 

@@ -14,28 +14,49 @@
 
 namespace {
 
+// "max_input_bytes" -> "--max-input-bytes"
+std::string Flag(std::string_view name) {
+  std::string f = "--";
+  for (char c : name) f += c == '_' ? '-' : c;
+  return f;
+}
+
 using rosetta::codec::ErrorCode;
 using rosetta::codec::Format;
 using rosetta::codec::Status;
 
-constexpr char kUsage[] =
-    "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
-    "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
-    "       rosetta compare [--format FMT] FILE     format report: sizes, zstd, MB/s (compare --help)\n"
-    "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type NAME)\n"
-    "LIMIT OPTIONS: --max-input-bytes N --max-output-bytes N --max-depth N --max-string-bytes N\n"
-    "               --max-items N --max-alloc-bytes N\n"
-    "OTHER OPTIONS: --allow-duplicate-keys      accept repeated map keys (refused by default, RFC 7493)\n"
-    "               --base64-standard           bytes into JSON as base64 with padding (default base64url)\n"
-    "               --nonfinite-as-null         NaN and infinities into JSON as null (default: refused)\n"
-    "               --bignum-as-double          bignums into MessagePack as doubles (default: refused)\n"
-    "               --reject-unknown-fields     protobuf input: unknown field numbers refused (default: skipped)\n"
-    "               --ignore-unknown-fields     protobuf output: unknown member names skipped (default: refused)\n"
-    "exit 0: done; 1: input refused (one line on stderr: rosetta: CODE at byte OFFSET (PATH): MESSAGE);\n"
-    "2: usage or I/O error\n";
+// Usage, with the limit and option flags made from their tables (limits.h, options.h).
+std::string Usage() {
+  std::string u =
+      "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
+      "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
+      "       rosetta compare [--format FMT] FILE     format report: sizes, zstd, MB/s (compare --help)\n"
+      "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type NAME)\n";
+  auto row = [&u](std::string_view head, std::string flag, std::string_view meaning) {
+    u += head;
+    u += flag;
+    u.append(flag.size() < 26 ? 26 - flag.size() : 1, ' ');
+    u += meaning;
+    u += '\n';
+  };
+  bool first = true;
+  for (const rosetta::codec::LimitInfo& l : rosetta::codec::kLimitTable) {
+    row(first ? "LIMIT OPTIONS: " : "               ", Flag(l.name) + " N", l.meaning);
+    first = false;
+  }
+  first = true;
+  for (const rosetta::codec::OptionInfo& o : rosetta::codec::kOptionTable) {
+    if (!o.available) continue;
+    row(first ? "OTHER OPTIONS: " : "               ", Flag(o.name), o.meaning);
+    first = false;
+  }
+  u += "exit 0: done; 1: input refused (one line on stderr: rosetta: CODE at byte OFFSET (PATH): MESSAGE);\n"
+       "2: usage or I/O error\n";
+  return u;
+}
 
 [[noreturn]] void UsageError(const std::string& message) {
-  std::fprintf(stderr, "rosetta: %s\n%s", message.c_str(), kUsage);
+  std::fprintf(stderr, "rosetta: %s\n%s", message.c_str(), Usage().c_str());
   std::exit(2);
 }
 
@@ -45,9 +66,7 @@ constexpr char kUsage[] =
 }
 
 [[noreturn]] void Refused(const Status& s) {
-  std::string line = "rosetta: " + std::string(CodeName(s.code)) + " at byte " + std::to_string(s.offset);
-  if (!s.path.empty()) line += " (" + s.path + ")";
-  line += ": " + s.message + "\n";
+  const std::string line = "rosetta: " + s.ToString(true) + "\n";
   std::fputs(line.c_str(), stderr);
   std::exit(1);
 }
@@ -61,6 +80,21 @@ T ParseNumber(std::string_view flag, const char* text) {
     UsageError(std::string(flag) + " needs a positive integer, got '" + std::string(s) + "'");
   }
   return v;
+}
+
+const rosetta::codec::LimitInfo* LimitFlag(std::string_view a) {
+  for (const rosetta::codec::LimitInfo& l : rosetta::codec::kLimitTable) {
+    if (a == Flag(l.name)) return &l;
+  }
+  return nullptr;
+}
+
+// Only the options this build has are flags: the others are not offered.
+const rosetta::codec::OptionInfo* OptionFlag(std::string_view a) {
+  for (const rosetta::codec::OptionInfo& o : rosetta::codec::kOptionTable) {
+    if (o.available && a == Flag(o.name)) return &o;
+  }
+  return nullptr;
 }
 
 Format ParseFormatFlag(std::string_view flag, const char* text) {
@@ -105,7 +139,7 @@ int main(int argc, char** argv) {
   if (argc < 2) UsageError("missing command");
   const std::string_view command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+    std::fputs(Usage().c_str(), stdout);
     return 0;
   }
   if (command == "compare") return rosetta::cli::RunCompare(argc - 2, argv + 2);
@@ -133,36 +167,18 @@ int main(int argc, char** argv) {
     } else if (!transcode && a == "--format") {
       request.from = ParseFormatFlag(a, value());
       have_from = true;
-    } else if (a == "--max-input-bytes") {
-      request.limits.max_input_bytes = ParseNumber<uint64_t>(a, value());
-    } else if (a == "--max-output-bytes") {
-      request.limits.max_output_bytes = ParseNumber<uint64_t>(a, value());
-    } else if (a == "--max-depth") {
-      request.limits.max_depth = ParseNumber<uint32_t>(a, value());
-    } else if (a == "--max-string-bytes") {
-      request.limits.max_string_bytes = ParseNumber<uint64_t>(a, value());
-    } else if (a == "--max-items") {
-      request.limits.max_items = ParseNumber<uint64_t>(a, value());
-    } else if (a == "--max-alloc-bytes") {
-      request.limits.max_alloc_bytes = ParseNumber<uint64_t>(a, value());
-    } else if (a == "--allow-duplicate-keys") {
-      request.options.allow_duplicate_keys = true;
-    } else if (a == "--base64-standard") {
-      request.options.base64_standard = true;
-    } else if (a == "--nonfinite-as-null") {
-      request.options.nonfinite_as_null = true;
-    } else if (a == "--bignum-as-double") {
-      request.options.bignum_as_double = true;
+    } else if (const rosetta::codec::LimitInfo* limit = LimitFlag(a)) {
+      const uint64_t n = ParseNumber<uint64_t>(a, value());
+      if (n > limit->hard_cap) UsageError(std::string(a) + " above " + std::to_string(limit->hard_cap));
+      limit->set(request.limits, n);
+    } else if (const rosetta::codec::OptionInfo* option = OptionFlag(a)) {
+      request.options.*option->field = true;
     } else if (transcode && a == "-o") {
       output_path = value();
     } else if (a == "--descriptor-set") {
       descriptor_sets.emplace_back(value());
     } else if (a == "--message-type") {
       message_type = value();
-    } else if (a == "--reject-unknown-fields") {
-      request.options.reject_unknown_fields = true;
-    } else if (a == "--ignore-unknown-fields") {
-      request.options.ignore_unknown_fields = true;
     } else if (a == "-" || !a.starts_with("-")) {
       if (have_input) UsageError("more than one input");
       input_path = std::string(a);
@@ -173,7 +189,6 @@ int main(int argc, char** argv) {
   }
   if (transcode && (!have_from || !have_to)) UsageError("transcode needs --from and --to");
   if (!transcode && !have_from) UsageError("validate needs --format");
-  if (request.limits.max_depth > 100000) UsageError("--max-depth above 100000");
 
   const bool protobuf = request.from == Format::kProtobuf || (transcode && request.to == Format::kProtobuf);
   std::unique_ptr<rosetta::codec::Schema> schema;

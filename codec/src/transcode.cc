@@ -107,6 +107,11 @@ Status Unsupported(Format f) {
 }
 
 bool CheckInput(const TranscodeRequest& r, Status* s) {
+  if (const OptionInfo* o = UnavailableOption(r.options)) {
+    s->code = ErrorCode::kUnsupported;
+    s->message = "option " + std::string(o->name) + " is not available in this build";
+    return false;
+  }
   if (r.input.size() <= r.limits.max_input_bytes) return true;
   s->code = ErrorCode::kInputTooLarge;
   s->offset = r.limits.max_input_bytes;

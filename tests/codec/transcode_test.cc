@@ -292,7 +292,11 @@ TEST(Names, ErrorCodesHaveTheirStableNames) {
                          "schema_mismatch",
                          "unknown_message_type",
                          "trailing_data",
-                         "unsupported"};
+                         "unsupported",
+                         "schema_violation",
+                         "unknown_schema",
+                         "not_deterministic",
+                         "overloaded"};
   ASSERT_EQ(std::size(names), static_cast<size_t>(kErrorCodeCount));
   for (int i = 0; i < kErrorCodeCount; ++i) EXPECT_EQ(CodeName(static_cast<ErrorCode>(i)), names[i]);
 }
@@ -302,7 +306,8 @@ TEST(Names, LimitErrorsAreExactlyTheLimits) {
     const auto code = static_cast<ErrorCode>(i);
     const std::string_view n = CodeName(code);
     const bool limit = n == "depth_exceeded" || n == "input_too_large" || n == "output_too_large" ||
-                       n == "string_too_large" || n == "too_many_items" || n == "budget_exceeded";
+                       n == "string_too_large" || n == "too_many_items" || n == "budget_exceeded" ||
+                       n == "overloaded";
     EXPECT_EQ(IsLimitError(code), limit) << n;
   }
 }

@@ -40,6 +40,10 @@ def settings_in_source(source_dir):
         found.append((name, 'listen' if kind == 'Listen' else 'uint'))
     for name in re.findall(r'\{\s*"([a-z0-9-]+)",\s*"[^"]*",\s*Option::kList', text):
         found.append((name, 'list'))
+    # The limits are the rows of the codec's limit table, one setting each.
+    with open(os.path.join(source_dir, 'codec/include/rosetta/codec/limits.h')) as f:
+        for name in re.findall(r'Row<&Limits::\w+>\("([a-z_]+)"', f.read()):
+            found.append((name.replace('_', '-'), 'uint'))
     return found
 
 

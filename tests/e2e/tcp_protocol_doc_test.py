@@ -54,7 +54,7 @@ def main():
         header = f.read()
     enum = re.search(r'enum class ErrorCode[^{]*\{(.*?)\};', header, re.S).group(1)
     names = [re.sub(r'(?<!^)([A-Z0-9])', r'_\1', n[1:]).lower().replace('utf_8', 'utf8')
-             for n in re.findall(r'\b(k[A-Z][A-Za-z0-9]*)', enum)]
+             for n in re.findall(r'\b(k[A-Z][A-Za-z0-9]*)\b', enum)]  # not kCount_, the count
     rows = re.findall(r'^\| (\d+) \| `([a-z_0-9]+)` \|', doc, re.M)
     check([int(n) for n, _ in rows] == list(range(len(names))), 'status table numbers 0..%d' % (len(names) - 1))
     check([c for _, c in rows] == names, 'status table codes follow ErrorCode: %s' % [c for _, c in rows])

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "rosetta/codec/limits.h"
+#include "rosetta/codec/options.h"
 #include "service_test_support.h"
 
 namespace rosetta::service::testing {
@@ -138,6 +140,83 @@ TEST_F(GrpcServerTest, EveryLimitIsResourceExhausted) {
     // Without the request's limit the same payload goes through.
     r.clear_limits();
     EXPECT_TRUE(Transcode(r).status.ok());
+  }
+}
+
+TEST_F(GrpcServerTest, OptionsReachTheCodec) {
+  v1::TranscodeRequest r = Req(v1::FORMAT_CBOR, v1::FORMAT_JSON, Hex("42 41 ff"));
+  Outcome o = Transcode(r);
+  ASSERT_TRUE(o.status.ok()) << o.status.error_message();
+  EXPECT_EQ(o.response.payload(), R"("Qf8")");
+  r.mutable_options()->set_base64_standard(true);
+  o = Transcode(r);
+  ASSERT_TRUE(o.status.ok()) << o.status.error_message();
+  EXPECT_EQ(o.response.payload(), R"("Qf8=")");
+
+  r = Req(v1::FORMAT_JSON, v1::FORMAT_MSGPACK, R"({"a":1,"a":2})");
+  o = Transcode(r);
+  EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  ASSERT_TRUE(o.error);
+  EXPECT_EQ(o.error->code(), "duplicate_key");
+  r.mutable_options()->set_allow_duplicate_keys(true);
+  o = Transcode(r);
+  ASSERT_TRUE(o.status.ok()) << o.status.error_message();
+  EXPECT_EQ(o.response.payload(), Hex("82 a1 61 01 a1 61 02"));
+
+  // Validate too: the option decides the verdict.
+  v1::ValidateRequest v;
+  v.set_format(v1::FORMAT_JSON);
+  v.set_payload(R"({"a":1,"a":2})");
+  for (bool allow : {false, true}) {
+    v.mutable_options()->set_allow_duplicate_keys(allow);
+    v1::ValidateResponse resp;
+    grpc::ClientContext context;
+    SetDeadline(context);
+    ASSERT_TRUE(stub_->Validate(&context, v, &resp).ok());
+    EXPECT_EQ(resp.valid(), allow);
+  }
+
+  // An option the contract names but this build does not have: refused, never ignored.
+  r = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "1");
+  r.mutable_options()->set_deterministic(true);
+  o = Transcode(r);
+  EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  ASSERT_TRUE(o.error);
+  EXPECT_EQ(o.error->code(), "unsupported");
+  EXPECT_EQ(o.error->message(), "option deterministic is not available in this build");
+}
+
+TEST_F(GrpcServerTest, UnloadedSchemaIsUnknownSchema) {
+  v1::TranscodeRequest r = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "1");
+  r.set_schema("order");
+  Outcome o = Transcode(r);
+  EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  ASSERT_TRUE(o.error);
+  EXPECT_EQ(o.error->code(), "unknown_schema");
+  EXPECT_EQ(o.status.error_message(), R"(unknown_schema at byte 0: no schema named "order" is loaded)");
+}
+
+// The proto's Limits and Options against the codec's tables: every row has its field
+// (same name, same type) and every field its row, so a new limit or option cannot reach
+// one front-end and miss another.
+TEST(ProtoTables, LimitsAndOptionsMatchTheCodecTables) {
+  const google::protobuf::Descriptor* limits = v1::Limits::descriptor();
+  ASSERT_EQ(static_cast<size_t>(limits->field_count()), codec::kLimitTable.size());
+  for (const codec::LimitInfo& info : codec::kLimitTable) {
+    const google::protobuf::FieldDescriptor* f = limits->FindFieldByName(std::string(info.name));
+    ASSERT_NE(f, nullptr) << info.name;
+    codec::Limits l;
+    info.set(l, ~uint64_t{0});
+    // The proto field is as wide as the codec's.
+    EXPECT_EQ(f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32, info.get(l) == 0xffffffffu) << info.name;
+  }
+  const google::protobuf::Descriptor* options = v1::Options::descriptor();
+  ASSERT_EQ(static_cast<size_t>(options->field_count()), codec::kOptionTable.size());
+  for (size_t i = 0; i < codec::kOptionTable.size(); ++i) {
+    const google::protobuf::FieldDescriptor* f = options->field(static_cast<int>(i));
+    EXPECT_EQ(f->name(), codec::kOptionTable[i].name);  // same order as the field numbers
+    EXPECT_EQ(f->number(), static_cast<int>(i) + 1);
+    EXPECT_EQ(f->cpp_type(), google::protobuf::FieldDescriptor::CPPTYPE_BOOL);
   }
 }
 

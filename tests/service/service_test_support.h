@@ -134,7 +134,7 @@ inline uint32_t Be32(std::string_view s) {
 
 // ---- the TCP frame protocol (DESIGN.md "TCP protocol")
 
-enum TcpOp : uint8_t { kTranscode = 1, kValidate = 2, kPing = 3, kSetLimits = 4 };
+enum TcpOp : uint8_t { kTranscode = 1, kValidate = 2, kPing = 3, kSetLimits = 4, kSetOptions = 5 };
 inline constexpr uint8_t kJson = 1, kCbor = 2, kMsgpack = 3;
 
 // length:u32 then body

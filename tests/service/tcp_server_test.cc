@@ -250,6 +250,78 @@ TEST_F(TcpLimitsTest, SetLimitsLowersOnlyThisConnection) {
   EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kInputTooLarge));
 }
 
+// Op 5: every mapping option by its table name, for this connection only, from then on.
+TEST_F(TcpServerTest, SetOptionsAppliesToThisConnectionOnly) {
+  TcpClient a = Connect(), b = Connect();
+  ASSERT_TRUE(a.connected() && b.connected());
+  const std::string dup = R"({"a":1,"a":2})";
+  auto r = a.Call(Frame(kTranscode, 1, kJson, kCbor, dup));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kDuplicateKey)) << r->data;
+
+  r = a.Call(Frame(kSetOptions, 2, 0, 0, R"({"allow_duplicate_keys": true, "base64_standard": true})"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (TcpResponse{1, 0, 2, ""}));
+  r = a.Call(Frame(kTranscode, 3, kJson, kCbor, dup));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (TcpResponse{1, 0, 3, Hex("a2 61 61 01 61 61 02")}));
+  // base64_standard: h'41ff' is "Qf8=" (base64url without it: "Qf8").
+  r = a.Call(Frame(kTranscode, 4, kCbor, kJson, Hex("42 41 ff")));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (TcpResponse{1, 0, 4, R"("Qf8=")"}));
+  // nonfinite_as_null: NaN into JSON.
+  r = a.Call(Frame(kTranscode, 5, kCbor, kJson, Hex("f9 7e 00")));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kUnrepresentable)) << r->data;
+  r = a.Call(Frame(kSetOptions, 6, 0, 0, R"({"nonfinite_as_null": true, "allow_duplicate_keys": false})"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 0) << r->data;
+  r = a.Call(Frame(kTranscode, 7, kCbor, kJson, Hex("f9 7e 00")));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (TcpResponse{1, 0, 7, "null"}));
+  r = a.Call(Frame(kTranscode, 8, kJson, kCbor, dup));  // turned off again
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kDuplicateKey)) << r->data;
+
+  // The other connection kept the defaults.
+  r = b.Call(Frame(kTranscode, 9, kCbor, kJson, Hex("42 41 ff")));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, (TcpResponse{1, 0, 9, R"("Qf8")"}));
+
+  // Refusals change nothing: not an object, an unknown name, a non-boolean, and an option
+  // this build does not have.
+  struct Bad {
+    const char* payload;
+    codec::ErrorCode code;
+    const char* text;
+  };
+  for (const Bad& bad : {Bad{"[1]", codec::ErrorCode::kSchemaMismatch, "must be a JSON object"},
+                         Bad{R"({"allow_duplicate_key": true})", codec::ErrorCode::kSchemaMismatch, "unknown option"},
+                         Bad{R"({"allow_duplicate_keys": 1})", codec::ErrorCode::kSchemaMismatch, "true or false"},
+                         Bad{R"({"allow_duplicate_keys": true, "deterministic": true})", codec::ErrorCode::kUnsupported,
+                             "deterministic is not available"}}) {
+    SCOPED_TRACE(bad.payload);
+    r = b.Call(Frame(kSetOptions, 10, 0, 0, bad.payload));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, StatusOf(bad.code));
+    EXPECT_TRUE(r->data.starts_with(std::string(codec::CodeName(bad.code)) + " at byte 0: ")) << r->data;
+    EXPECT_NE(r->data.find(bad.text), std::string::npos) << r->data;
+    r = b.Call(Frame(kTranscode, 11, kJson, kCbor, dup));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kDuplicateKey)) << r->data;
+  }
+}
+
+// The type field names a JSON Schema for non-protobuf payloads; none is loaded.
+TEST_F(TcpServerTest, TypeFieldNamesASchemaForOtherFormats) {
+  TcpClient c = Connect();
+  ASSERT_TRUE(c.connected());
+  auto r = c.Call(Frame(kValidate, 1, kJson, 0, R"({"a":1})", "order"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kUnknownSchema)) << r->data;
+  EXPECT_EQ(r->data, R"(unknown_schema at byte 0: no schema named "order" is loaded)");
+}
+
 // A connection stays on one I/O thread, whose output buffer is warm after a large
 // response: max_output_bytes must hold all the same.
 TEST_F(TcpLimitsTest, OutputLimitHoldsOnAWarmThread) {
@@ -644,6 +716,8 @@ TEST(TcpStatusCodes, NumbersMatchTheProtocolTable) {
       {ErrorCode::kStringTooLarge, 7},    {ErrorCode::kTooManyItems, 8},    {ErrorCode::kBudgetExceeded, 9},
       {ErrorCode::kDuplicateKey, 10},     {ErrorCode::kUnrepresentable, 11}, {ErrorCode::kSchemaMismatch, 12},
       {ErrorCode::kUnknownMessageType, 13}, {ErrorCode::kTrailingData, 14}, {ErrorCode::kUnsupported, 15},
+      {ErrorCode::kSchemaViolation, 16}, {ErrorCode::kUnknownSchema, 17}, {ErrorCode::kNotDeterministic, 18},
+      {ErrorCode::kOverloaded, 19},
   };
   for (auto [code, number] : table) EXPECT_EQ(StatusOf(code), number) << codec::CodeName(code);
 }

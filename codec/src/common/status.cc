@@ -11,8 +11,12 @@ namespace {
 constexpr std::array<std::string_view, kErrorCodeCount> kCodeNames = {
     "ok",           "truncated",        "syntax",          "invalid_utf8",      "depth_exceeded", "input_too_large",
     "output_too_large", "string_too_large", "too_many_items", "budget_exceeded", "duplicate_key",  "unrepresentable",
-    "schema_mismatch",  "unknown_message_type", "trailing_data", "unsupported",
+    "schema_mismatch",  "unknown_message_type", "trailing_data", "unsupported", "schema_violation", "unknown_schema",
+    "not_deterministic", "overloaded",
 };
+// One name per code, the last one filled: a code added to the enum without its name (or
+// a name without its code) does not compile.
+static_assert(!kCodeNames.back().empty());
 
 }  // namespace
 
@@ -26,30 +30,33 @@ bool IsLimitError(ErrorCode code) {
     case ErrorCode::kStringTooLarge:
     case ErrorCode::kTooManyItems:
     case ErrorCode::kBudgetExceeded:
+    case ErrorCode::kOverloaded:
       return true;
     default:
       return false;
   }
 }
 
-std::string Status::ToString() const {
+std::string Status::ToString(bool with_path) const {
   std::string s(CodeName(code));
   s += " at byte ";
   s += std::to_string(offset);
+  if (with_path && !path.empty()) {
+    s += " (";
+    s += path;
+    s += ')';
+  }
   s += ": ";
   s += message;
   return s;
 }
 
 Limits Limits::LowerTo(const Limits& r) const {
-  auto lower = [](auto ours, auto theirs) { return theirs != 0 && theirs < ours ? theirs : ours; };
-  Limits l;
-  l.max_input_bytes = lower(max_input_bytes, r.max_input_bytes);
-  l.max_output_bytes = lower(max_output_bytes, r.max_output_bytes);
-  l.max_depth = lower(max_depth, r.max_depth);
-  l.max_string_bytes = lower(max_string_bytes, r.max_string_bytes);
-  l.max_items = lower(max_items, r.max_items);
-  l.max_alloc_bytes = lower(max_alloc_bytes, r.max_alloc_bytes);
+  Limits l = *this;
+  for (const LimitInfo& info : kLimitTable) {
+    const uint64_t theirs = info.get(r);
+    if (theirs != 0 && theirs < info.get(l)) info.set(l, theirs);
+  }
   return l;
 }
 

@@ -24,8 +24,14 @@ enum class ErrorCode : uint8_t {
   kUnknownMessageType,
   kTrailingData,
   kUnsupported,
+  // second wave (DESIGN.md "Errors")
+  kSchemaViolation,   // a payload that breaks its JSON Schema
+  kUnknownSchema,     // a request names no loaded schema
+  kNotDeterministic,  // CBOR that breaks RFC 8949 section 4.2.1 where it was required
+  kOverloaded,        // refused by process-wide admission before any work
+  kCount_,            // not a code: the number of codes
 };
-inline constexpr int kErrorCodeCount = 16;
+inline constexpr int kErrorCodeCount = static_cast<int>(ErrorCode::kCount_);
 
 // "truncated", "syntax", ...; "ok" for kOk.
 std::string_view CodeName(ErrorCode code);
@@ -41,8 +47,9 @@ struct Status {
   std::string message;
 
   bool ok() const { return code == ErrorCode::kOk; }
-  // "CODE at byte OFFSET: MESSAGE"
-  std::string ToString() const;
+  // The one error line: "CODE at byte OFFSET: MESSAGE" (gRPC status, TCP data), or with
+  // the path, "CODE at byte OFFSET (PATH): MESSAGE" (the CLI; no parentheses when empty).
+  std::string ToString(bool with_path = false) const;
 };
 
 }  // namespace rosetta::codec
