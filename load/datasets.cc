@@ -642,7 +642,6 @@ int main(int argc, char** argv) {
   std::string error;
   std::unique_ptr<rosetta::codec::Schema> schema = rosetta::codec::Schema::Load({descriptor_set}, &error);
   if (!schema) Fail(error);
-  rosetta::codec::EnableProtobufFormat();
   {
     std::ifstream in(descriptor_set, std::ios::binary);
     std::ostringstream s;

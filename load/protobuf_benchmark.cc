@@ -74,7 +74,6 @@ const Inputs& TheInputs() {
       std::fprintf(stderr, "%s\n", error.c_str());
       std::exit(2);
     }
-    rosetta::codec::EnableProtobufFormat();
     in->resolver.reset(pb::util::NewTypeResolverForDescriptorPool(kTypeUrlPrefix, pb::DescriptorPool::generated_pool()));
     rosetta::test::LogRecord record = Record(0);
     rosetta::test::LogBatch batch;

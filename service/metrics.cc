@@ -37,14 +37,10 @@ constexpr const char* kRejectionNames[] = {"frame_too_large", "connection_cap", 
                                            "before_handler"};
 static_assert(std::size(kRejectionNames) == kRejections);
 
-int FormatIndex(codec::Format f) {
-  int i = static_cast<int>(f);
-  return i >= 1 && i <= 4 ? i : 0;
-}
-const char* FormatLabel(int i) {
-  constexpr const char* kNames[] = {"none", "json", "cbor", "msgpack", "protobuf"};
-  return kNames[i];
-}
+// Label slot of a format: its number, 0 ("none") for a number not in the registry.
+int FormatIndex(codec::Format f) { return codec::FindFormat(static_cast<int>(f)) ? static_cast<int>(f) : 0; }
+std::string FormatLabel(int i) { return i == 0 ? "none" : std::string(codec::FormatName(static_cast<codec::Format>(i))); }
+static_assert(kFormatLabels == codec::kFormatTable.size() + 1);
 
 // Latency 10 us .. 10 s; sizes 64 B .. 64 MiB (issue: buckets chosen for the range).
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {

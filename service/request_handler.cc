@@ -17,16 +17,16 @@ codec::OutputBuffer& ThreadOutput() {
   return out;
 }
 
-bool KnownFormat(codec::Format f) {
-  int i = static_cast<int>(f);
-  return i >= 1 && i <= 4;
-}
+bool KnownFormat(codec::Format f) { return codec::FindFormat(static_cast<int>(f)) != nullptr; }
 
 codec::Status BadFormat(const char* which, codec::Format f) {
   codec::Status s;
   s.code = codec::ErrorCode::kUnsupported;
-  s.message = std::string(which) + " format " + std::to_string(static_cast<int>(f)) +
-              " is not one of json (1), cbor (2), msgpack (3), protobuf (4)";
+  s.message = std::string(which) + " format " + std::to_string(static_cast<int>(f)) + " is not one of";
+  for (const codec::FormatInfo& info : codec::kFormatTable) {
+    s.message += (&info == &codec::kFormatTable[0] ? " " : ", ") + std::string(info.name) + " (" +
+                 std::to_string(static_cast<int>(info.format)) + ")";
+  }
   return s;
 }
 

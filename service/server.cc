@@ -16,7 +16,6 @@ Server::Server(ServiceConfig config) : config_(std::move(config)), metrics_(std:
 Server::~Server() { Drain(); }
 
 bool Server::Start(std::string* error) {
-  codec::EnableProtobufFormat();
   g_request_metrics = config_.request_metrics != 0;
   if (!config_.descriptor_sets.empty()) {
     schema_ = codec::Schema::Load(config_.descriptor_sets, error);

@@ -157,7 +157,6 @@ int RunCompare(int argc, char** argv) {
       std::fprintf(stderr, "rosetta: compare: %s\n", error.c_str());
       return 2;
     }
-    codec::EnableProtobufFormat();
   }
 
   std::string data;

@@ -197,7 +197,6 @@ int main(int argc, char** argv) {
     std::string error;
     schema = rosetta::codec::Schema::Load(descriptor_sets, &error);
     if (!schema) IoError(error);
-    rosetta::codec::EnableProtobufFormat();
     request.schema = schema.get();
     request.message_type = message_type;
   }

@@ -1,15 +1,15 @@
 #include "rosetta/codec/transcode.h"
 
+#include <array>
 #include <memory>
+#include <utility>
 #include <type_traits>
 #include <string>
 
-#include "json/fast_to_json.h"
-#include "cbor/cbor_writer.h"
 #include "common/context.h"
-#include "json/json_writer.h"
-#include "msgpack/msgpack_writer.h"
+#include "json/fast_to_json.h"
 #include "read_any.h"
+#include "rosetta/codec/schema.h"
 
 namespace rosetta::codec {
 
@@ -59,11 +59,6 @@ bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::strin
   return true;
 }
 
-ProtobufRunner& ProtobufHook() {
-  static ProtobufRunner hook = nullptr;
-  return hook;
-}
-
 namespace {
 
 // One function per (reader, writer) pair: each compiles to direct calls.
@@ -91,18 +86,41 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
   return ReadAny(From, ctx, writer, input, padding);
 }
 
-constexpr PairFn kPairs[3][3] = {
-    {RunPair<Format::kJson, JsonWriter>, RunPair<Format::kJson, CborWriter>, RunPair<Format::kJson, MsgpackWriter>},
-    {RunPair<Format::kCbor, JsonWriter>, RunPair<Format::kCbor, CborWriter>, RunPair<Format::kCbor, MsgpackWriter>},
-    {RunPair<Format::kMsgpack, JsonWriter>, RunPair<Format::kMsgpack, CborWriter>, RunPair<Format::kMsgpack, MsgpackWriter>},
-};
+// The pair table, built from the registry: kPairs[from - 1][to - 1].
+template <Format From, size_t... To>
+constexpr std::array<PairFn, sizeof...(To)> PairRow(std::index_sequence<To...>) {
+  return {RunPair<From, typename FormatCodec<kCodecFormats[To]>::Writer>...};
+}
+template <size_t... From>
+constexpr auto PairTable(std::index_sequence<From...> seq) {
+  return std::array<std::array<PairFn, sizeof...(From)>, sizeof...(From)>{PairRow<kCodecFormats[From]>(seq)...};
+}
+constexpr auto kPairs = PairTable(std::make_index_sequence<kCodecFormats.size()>());
 
-bool IsCoreFormat(Format f) { return f == Format::kJson || f == Format::kCbor || f == Format::kMsgpack; }
+// "json (1), cbor (2), msgpack (3), protobuf (4)"
+std::string FormatList() {
+  std::string list;
+  for (const FormatInfo& f : kFormatTable) {
+    if (!list.empty()) list += ", ";
+    list += std::string(f.name) + " (" + std::to_string(static_cast<int>(f.format)) + ")";
+  }
+  return list;
+}
 
 Status Unsupported(Format f) {
   Status s;
   s.code = ErrorCode::kUnsupported;
-  s.message = "format " + std::string(FormatName(f)) + " is not available in this build";
+  s.message = "format " + std::to_string(static_cast<int>(f)) + " is not one of " + FormatList();
+  return s;
+}
+
+// A format read and written through descriptors: the request's schema runs it.
+Status RunWithSchema(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) {
+  if (request.schema != nullptr) return request.schema->Run(request, out, stats);
+  Status s;
+  s.code = ErrorCode::kUnknownMessageType;
+  s.message = "the " + std::string(FormatName(Info(request.from).needs_schema ? request.from : request.to)) +
+              " format needs a descriptor set (--descriptor-set)";
   return s;
 }
 
@@ -132,12 +150,11 @@ void Finish(const Context& ctx, TranscodeStats* stats) {
 Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats) {
   Status status;
   if (!CheckInput(request, &status)) return status;
-  if (request.from == Format::kProtobuf || request.to == Format::kProtobuf) {
-    if (ProtobufHook()) return ProtobufHook()(request, &out, stats);
-    return Unsupported(Format::kProtobuf);
-  }
-  if (!IsCoreFormat(request.from)) return Unsupported(request.from);
-  if (!IsCoreFormat(request.to)) return Unsupported(request.to);
+  const FormatInfo* from = FindFormat(static_cast<int>(request.from));
+  const FormatInfo* to = FindFormat(static_cast<int>(request.to));
+  if (from == nullptr) return Unsupported(request.from);
+  if (to == nullptr) return Unsupported(request.to);
+  if (from->needs_schema || to->needs_schema) return RunWithSchema(request, &out, stats);
   Context ctx(request.limits, request.options);
   out.Begin(request.limits.max_output_bytes, &ctx.budget);
   // Most outputs are near the input's size: one allocation up front instead of a series
@@ -158,11 +175,9 @@ Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeSt
 Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
   Status status;
   if (!CheckInput(request, &status)) return status;
-  if (request.from == Format::kProtobuf) {
-    if (ProtobufHook()) return ProtobufHook()(request, nullptr, stats);
-    return Unsupported(Format::kProtobuf);
-  }
-  if (!IsCoreFormat(request.from)) return Unsupported(request.from);
+  const FormatInfo* from = FindFormat(static_cast<int>(request.from));
+  if (from == nullptr) return Unsupported(request.from);
+  if (from->needs_schema) return RunWithSchema(request, nullptr, stats);
   Context ctx(request.limits, request.options);
   ctx.tags_kept = true;  // a payload is judged in its own format, where tags are part of keys
   NullSink sink;

@@ -332,20 +332,40 @@ TEST(Names, StatusToStringIsCodeAtByteOffsetMessage) {
 
 // ---- requests ----
 
-TEST(Requests, ProtobufWithoutItsTargetIsUnsupported) {
+// A format that needs a schema, asked for without one: unknown_message_type (the core
+// codec links no protobuf); a number that is no format: unsupported.
+TEST(Requests, SchemaFormatWithoutASchemaIsUnknownMessageType) {
   TranscodeRequest request;
   request.from = Format::kProtobuf;
   request.to = Format::kJson;
   request.input = "\x08\x01";
   OutputBuffer out;
-  EXPECT_EQ(CodeName(Transcode(request, out).code), "unsupported");
-  EXPECT_EQ(CodeName(Validate(request).code), "unsupported");
+  EXPECT_EQ(CodeName(Transcode(request, out).code), "unknown_message_type");
+  EXPECT_EQ(CodeName(Validate(request).code), "unknown_message_type");
   request.from = Format::kJson;
   request.to = Format::kProtobuf;
   request.input = "{}";
-  EXPECT_EQ(CodeName(Transcode(request, out).code), "unsupported");
+  EXPECT_EQ(CodeName(Transcode(request, out).code), "unknown_message_type");
   request.to = static_cast<Format>(9);
-  EXPECT_EQ(CodeName(Transcode(request, out).code), "unsupported");
+  Status s = Transcode(request, out);
+  EXPECT_EQ(CodeName(s.code), "unsupported");
+  EXPECT_EQ(s.message, "format 9 is not one of json (1), cbor (2), msgpack (3), protobuf (4)");
+  request.from = static_cast<Format>(0);
+  EXPECT_EQ(CodeName(Validate(request).code), "unsupported");
+}
+
+// The registry: every row's name parses back to it, numbers are the proto enum's from 1.
+TEST(Requests, FormatRegistryRowsAreConsistent) {
+  int number = 1;
+  for (const FormatInfo& f : kFormatTable) {
+    EXPECT_EQ(static_cast<int>(f.format), number++);
+    EXPECT_EQ(ParseFormat(f.name), f.format);
+    EXPECT_EQ(FindFormat(static_cast<int>(f.format)), &f);
+    EXPECT_TRUE(f.media_type.starts_with("application/")) << f.name;
+  }
+  EXPECT_EQ(FindFormat(0), nullptr);
+  EXPECT_EQ(FindFormat(number), nullptr);
+  EXPECT_EQ(FormatName(static_cast<Format>(number)), "unknown");
 }
 
 TEST(Requests, IdentityTranscodesGiveThePreferredForm) {

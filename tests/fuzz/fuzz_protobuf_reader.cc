@@ -21,7 +21,6 @@ struct Fixture {
     std::string error;
     schema = rosetta::codec::Schema::Load({ROSETTA_FUZZ_SCHEMA}, &error);
     if (!schema) rosetta::fuzz::Fail(error.c_str());
-    rosetta::codec::EnableProtobufFormat();
     root = schema->Find("rosetta.fuzz.Root");
     std::ifstream in(ROSETTA_FUZZ_SCHEMA, std::ios::binary);
     google::protobuf::FileDescriptorSet set;

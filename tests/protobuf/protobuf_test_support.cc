@@ -51,7 +51,6 @@ const Schema& TestSchema() {
     std::string error;
     std::unique_ptr<Schema> s = Schema::Load({DescriptorSetPath()}, &error);
     if (!s) throw std::runtime_error(error);
-    EnableProtobufFormat();
     return s.release();
   }();
   return *schema;

@@ -168,7 +168,6 @@ struct FuzzSchema {
     std::string error;
     schema = Schema::Load({ROSETTA_FUZZ_DESCRIPTOR_SET}, &error);
     EXPECT_TRUE(schema) << error;
-    EnableProtobufFormat();
     std::ifstream in(ROSETTA_FUZZ_DESCRIPTOR_SET, std::ios::binary);
     pb::FileDescriptorSet set;
     EXPECT_TRUE(set.ParseFromString(std::string(std::istreambuf_iterator<char>(in), {})));

@@ -61,21 +61,15 @@ Limits Limits::LowerTo(const Limits& r) const {
 }
 
 std::optional<Format> ParseFormat(std::string_view name) {
-  if (name == "json") return Format::kJson;
-  if (name == "cbor") return Format::kCbor;
-  if (name == "msgpack") return Format::kMsgpack;
-  if (name == "protobuf") return Format::kProtobuf;
+  for (const FormatInfo& f : kFormatTable) {
+    if (f.name == name) return f.format;
+  }
   return std::nullopt;
 }
 
 std::string_view FormatName(Format format) {
-  switch (format) {
-    case Format::kJson: return "json";
-    case Format::kCbor: return "cbor";
-    case Format::kMsgpack: return "msgpack";
-    case Format::kProtobuf: return "protobuf";
-  }
-  return "unknown";
+  const FormatInfo* f = FindFormat(static_cast<int>(format));
+  return f ? f->name : "unknown";
 }
 
 }  // namespace rosetta::codec

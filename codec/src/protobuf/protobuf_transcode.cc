@@ -27,11 +27,10 @@ bool FromProtobuf(Context& ctx, W& writer, const Schema* schema, const MessageIn
   return ProtobufReader<W>(ctx, writer, schema, m, json).Read(input);
 }
 
-Status Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats* stats) {
-  if (r.schema == nullptr) {
-    return Failure(ErrorCode::kUnknownMessageType, "the protobuf format needs a descriptor set (--descriptor-set)");
-  }
-  const MessageInfo* m = r.schema->Find(r.message_type);
+}  // namespace
+
+Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats* stats) const {
+  const MessageInfo* m = Find(r.message_type);
   if (m == nullptr) {
     return Failure(ErrorCode::kUnknownMessageType,
                    "message type \"" + std::string(r.message_type) + "\" is not in the loaded descriptors");
@@ -81,8 +80,5 @@ Status Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats* stats) 
   return std::move(ctx.status);
 }
 
-}  // namespace
-
-void EnableProtobufFormat() { ProtobufHook() = Run; }
 
 }  // namespace rosetta::codec

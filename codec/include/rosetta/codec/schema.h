@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rosetta/codec/transcode.h"
+
 namespace rosetta::codec {
 
 struct MessageInfo;
@@ -15,7 +17,7 @@ struct MessageInfo;
 // rosetta. Immutable once loaded, so one Schema serves every thread.
 class Schema {
  public:
-  ~Schema();
+  virtual ~Schema();
 
   // Loads each path: a FileDescriptorSet file, or a directory whose regular files are all
   // FileDescriptorSets. Null with *error set when a file cannot be read or built.
@@ -26,16 +28,17 @@ class Schema {
   // Every message type name loaded (for diagnostics and tests).
   std::vector<std::string> MessageNames() const;
 
+  // Runs a request with a format that needs a schema (FormatInfo::needs_schema) on either
+  // side; out is null for Validate. Transcode and Validate call it through the request's
+  // schema: a virtual call, so the core codec does not link libprotobuf and no global
+  // registration is needed.
+  virtual Status Run(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) const;
+
   struct Impl;
 
  private:
   explicit Schema(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
-
-// Makes Transcode and Validate handle Format::kProtobuf (TranscodeRequest.schema and
-// .message_type select the type). Call once at startup in programs that link
-// rosetta_codec_protobuf; without it the protobuf format is `unsupported`.
-void EnableProtobufFormat();
 
 }  // namespace rosetta::codec
