@@ -16,7 +16,7 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "rosetta/v1/transcoder.grpc.pb.h"
-#include "service/request_handler.h"
+#include "service/pipeline.h"
 
 namespace rosetta::service {
 namespace {
@@ -94,30 +94,28 @@ std::set<intptr_t> ChannelzServers() {
 
 class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackService {
  public:
-  Service(const ServiceConfig& config, Metrics& metrics) : config_(config), metrics_(metrics) {}
+  Service(const ServiceConfig& config, Pipeline& pipeline) : config_(config), pipeline_(pipeline) {}
 
   grpc::ServerUnaryReactor* Transcode(grpc::CallbackServerContext* context, const rosetta::v1::TranscodeRequest* req,
                                       rosetta::v1::TranscodeResponse* resp) override {
     RequestScope scope;
     Request r = MakeRequest(Op::kTranscode, *req);
-    std::string_view output;
-    codec::Status s = RunRequest(r, &output);
+    grpc::Status status;
+    pipeline_.Run(Transport::kGrpc, scope, r, [&](const codec::Status& s, std::string_view output) {
+      if (s.ok()) {
+        resp->set_payload(output.data(), output.size());
+        return;
+      }
+      rosetta::v1::Error error;
+      ToError(s, &error);
+      context->AddTrailingMetadata("rosetta-error-bin", error.SerializeAsString());
+      status = grpc::Status(
+          codec::IsLimitError(s.code) ? grpc::StatusCode::RESOURCE_EXHAUSTED : grpc::StatusCode::INVALID_ARGUMENT,
+          s.ToString());
+    });
+    // Finished after the metrics are filed: a client that has its answer sees them.
     auto* reactor = new UnaryReactor(*this);
-    if (s.ok()) {
-      resp->set_payload(output.data(), output.size());
-      TrimThreadBuffers();
-      metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, output.size()));
-      reactor->Finish(grpc::Status::OK);
-      return reactor;
-    }
-    if (s.code == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
-    rosetta::v1::Error error;
-    ToError(s, &error);
-    context->AddTrailingMetadata("rosetta-error-bin", error.SerializeAsString());
-    metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, 0));
-    reactor->Finish(grpc::Status(
-        codec::IsLimitError(s.code) ? grpc::StatusCode::RESOURCE_EXHAUSTED : grpc::StatusCode::INVALID_ARGUMENT,
-        s.ToString()));
+    reactor->Finish(std::move(status));
     return reactor;
   }
 
@@ -134,12 +132,10 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     r.schema = req->schema();
     r.limits = ToLimits(config_, req->limits());
     r.options = ToOptions(req->options());
-    std::string_view output;
-    codec::Status s = RunRequest(r, &output);
-    if (s.code == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
-    resp->set_valid(s.ok());
-    if (!s.ok()) ToError(s, resp->mutable_error());
-    metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, 0));
+    pipeline_.Run(Transport::kGrpc, scope, r, [resp](const codec::Status& s, std::string_view) {
+      resp->set_valid(s.ok());
+      if (!s.ok()) ToError(s, resp->mutable_error());
+    });
     auto* reactor = new UnaryReactor(*this);
     reactor->Finish(grpc::Status::OK);
     return reactor;
@@ -185,19 +181,14 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       }
       RequestScope scope;
       Request r = service_.MakeRequest(Op::kTranscode, request_);
-      std::string_view output;
-      codec::Status s = RunRequest(r, &output);
       response_.Clear();
-      if (s.ok()) {
-        response_.set_payload(output.data(), output.size());
-        TrimThreadBuffers();
-      } else {
-        if (s.code == codec::ErrorCode::kInputTooLarge) {
-          service_.metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
+      service_.pipeline_.Run(Transport::kGrpc, scope, r, [this](const codec::Status& s, std::string_view output) {
+        if (s.ok()) {
+          response_.set_payload(output.data(), output.size());
+        } else {
+          ToError(s, response_.mutable_error());
         }
-        ToError(s, response_.mutable_error());
-      }
-      service_.metrics_.Record(scope.Finish(Transport::kGrpc, r, s.code, s.ok() ? output.size() : 0));
+      });
       StartWrite(&response_);
     }
     void OnWriteDone(bool ok) override {
@@ -278,11 +269,11 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
   }
 
   const ServiceConfig& config_;
-  Metrics& metrics_;
+  Pipeline& pipeline_;
 };
 
-GrpcServer::GrpcServer(const ServiceConfig& config, Metrics& metrics)
-    : config_(config), metrics_(metrics), service_(std::make_unique<Service>(config, metrics)) {}
+GrpcServer::GrpcServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline)
+    : config_(config), metrics_(metrics), service_(std::make_unique<Service>(config, pipeline)) {}
 
 GrpcServer::~GrpcServer() {
   if (server_) Shutdown(std::chrono::milliseconds(0));

@@ -8,6 +8,7 @@
 
 #include "service/config.h"
 #include "service/metrics.h"
+#include "service/pipeline.h"
 
 namespace rosetta::service {
 
@@ -18,7 +19,7 @@ namespace rosetta::service {
 // max_input_bytes, refused by the handler and counted as reason input_too_large.
 class GrpcServer {
  public:
-  GrpcServer(const ServiceConfig& config, Metrics& metrics);
+  GrpcServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline);
   ~GrpcServer();
 
   // Binds config.grpc_listen; returns the bound port, or -1.

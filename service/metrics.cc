@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-#include "service/request_handler.h"
+#include "service/pipeline.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

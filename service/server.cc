@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "service/request_handler.h"
 
 namespace rosetta::service {
 namespace {
@@ -11,7 +10,10 @@ std::string WithPort(const std::string& listen, int port) { return listen.substr
 
 }  // namespace
 
-Server::Server(ServiceConfig config) : config_(std::move(config)), metrics_(std::make_unique<Metrics>()) {}
+Server::Server(ServiceConfig config)
+    : config_(std::move(config)),
+      metrics_(std::make_unique<Metrics>()),
+      pipeline_(std::make_unique<Pipeline>(*metrics_)) {}
 
 Server::~Server() { Drain(); }
 
@@ -24,21 +26,21 @@ bool Server::Start(std::string* error) {
       return false;
     }
   }
-  SetRequestSchema(schema_.get());
+  pipeline_->SetDescriptors(schema_.get());
   int metrics_port = metrics_->Expose(config_.metrics_listen);
   if (metrics_port < 0) {
     *error = "cannot listen on --metrics-listen " + config_.metrics_listen;
     return false;
   }
   metrics_address_ = WithPort(config_.metrics_listen, metrics_port);
-  grpc_ = std::make_unique<GrpcServer>(config_, *metrics_);
+  grpc_ = std::make_unique<GrpcServer>(config_, *metrics_, *pipeline_);
   int grpc_port = grpc_->Start();
   if (grpc_port < 0) {
     *error = "cannot listen on --grpc-listen " + config_.grpc_listen;
     return false;
   }
   grpc_address_ = WithPort(config_.grpc_listen, grpc_port);
-  tcp_ = std::make_unique<TcpServer>(config_, *metrics_);
+  tcp_ = std::make_unique<TcpServer>(config_, *metrics_, *pipeline_);
   int tcp_port = tcp_->Start();
   if (tcp_port < 0) {
     *error = "cannot listen on --tcp-listen " + config_.tcp_listen;

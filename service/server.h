@@ -8,6 +8,7 @@
 #include "service/config.h"
 #include "service/grpc_server.h"
 #include "service/metrics.h"
+#include "service/pipeline.h"
 #include "service/tcp_server.h"
 
 namespace rosetta::service {
@@ -36,6 +37,7 @@ class Server {
   ServiceConfig config_;
   std::unique_ptr<codec::Schema> schema_;
   std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<Pipeline> pipeline_;
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<TcpServer> tcp_;
   std::string grpc_address_, tcp_address_, metrics_address_;

@@ -6,7 +6,7 @@
 #include <simdjson.h>
 
 #include "service/frame_reader.h"
-#include "service/request_handler.h"
+#include "service/pipeline.h"
 
 namespace rosetta::service {
 namespace asio = boost::asio;
@@ -296,47 +296,39 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     r.padding = padding;
     r.limits = limits_;
     r.options = options_;
+    const AllocationCount read_allocations = std::exchange(read_allocations_, {});
+    if (r.op == Op::kTranscode || r.op == Op::kValidate) {
+      server_.pipeline_.Run(
+          Transport::kTcp, scope, r,
+          [&](const codec::Status& s, std::string_view output) { s.ok() ? Respond(0, id, output) : RespondError(s, id); },
+          read_allocations);
+      return;
+    }
+    // The connection's own operations, answered here.
     codec::ErrorCode outcome = codec::ErrorCode::kOk;
     size_t bytes_out = 0;
+    std::string error;
     if (r.op == Op::kPing) {
       Respond(0, id, r.payload);
       bytes_out = r.payload.size();
     } else if (r.op == Op::kSetLimits) {
       codec::Limits lowered;
-      std::string error;
       if (ParseLimits(r.payload, &lowered, &error)) {
         limits_ = limits_.LowerTo(lowered);  // a connection can only lower its limits
-        Respond(0, id, {});
       } else {
         outcome = codec::ErrorCode::kSchemaMismatch;
-        RespondError(outcome, id, 0, error);
       }
-    } else if (r.op == Op::kSetOptions) {
-      std::string error;
+    } else {
       outcome = ParseOptions(r.payload, &options_, &error);
+    }
+    if (r.op != Op::kPing) {
       if (outcome == codec::ErrorCode::kOk) {
         Respond(0, id, {});
       } else {
         RespondError(outcome, id, 0, error);
       }
-    } else {
-      std::string_view output;
-      codec::Status s = RunRequest(r, &output);
-      outcome = s.code;
-      if (s.ok()) {
-        Respond(0, id, output);
-        bytes_out = output.size();
-      } else {
-        if (s.code == codec::ErrorCode::kInputTooLarge) server_.metrics_.Rejected(Transport::kTcp, Rejection::kInputTooLarge);
-        RespondError(s, id);
-      }
-      TrimThreadBuffers();
     }
-    RequestRecord record = scope.Finish(Transport::kTcp, r, outcome, bytes_out);
-    record.allocated_bytes += read_allocations_.bytes;
-    record.allocations += read_allocations_.count;
-    read_allocations_ = {};
-    server_.metrics_.Record(record);
+    server_.pipeline_.Record(Transport::kTcp, scope, r, outcome, bytes_out, read_allocations);
   }
 
   void Respond(uint8_t status, uint32_t id, std::string_view data) {
@@ -468,7 +460,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   AllocationCount read_allocations_;  // by reads since the last answered request
 };
 
-TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics) : config_(config), metrics_(metrics) {}
+TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline)
+    : config_(config), metrics_(metrics), pipeline_(pipeline) {}
 
 TcpServer::~TcpServer() { Stop(std::chrono::milliseconds(0)); }
 

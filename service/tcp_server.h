@@ -12,6 +12,7 @@
 
 #include "service/config.h"
 #include "service/metrics.h"
+#include "service/pipeline.h"
 
 namespace rosetta::service {
 
@@ -22,7 +23,7 @@ class TcpSession;
 // handlers never run concurrently and need no locks.
 class TcpServer {
  public:
-  TcpServer(const ServiceConfig& config, Metrics& metrics);
+  TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline);
   ~TcpServer();
 
   // Binds config.tcp_listen and starts the I/O threads; returns the bound port, or -1.
@@ -45,6 +46,7 @@ class TcpServer {
 
   const ServiceConfig& config_;
   Metrics& metrics_;
+  Pipeline& pipeline_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;

@@ -1,0 +1,111 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include "rosetta/codec/format.h"
+#include "rosetta/codec/limits.h"
+#include "rosetta/codec/options.h"
+#include "rosetta/codec/schema.h"
+#include "rosetta/codec/status.h"
+#include "service/alloc_counter.h"
+#include "service/metrics.h"
+
+namespace rosetta::service {
+
+// One request as every front-end hands it over, whatever its wire format.
+struct Request {
+  Op op = Op::kTranscode;
+  codec::Format input = codec::Format::kJson;   // raw numbers from the wire: checked by the pipeline
+  codec::Format output = codec::Format::kJson;
+  std::string_view payload;
+  size_t padding = 0;  // readable bytes after the payload (64 spare the JSON reader a copy)
+  std::string_view message_type;  // protobuf: the message's full name
+  std::string_view schema;        // a JSON Schema's name; empty: none
+  codec::Limits limits;           // already lowered from the server's (Limits::LowerTo)
+  codec::MappingOptions options;
+};
+
+// Per-request metrics on (default) or off (--request-metrics 0, to measure their cost).
+inline bool g_request_metrics = true;
+
+// Started when a request arrives (before its frame or message is parsed); the pipeline
+// files its metrics when the response is ready, so the time and the allocations of the
+// whole handling are counted.
+class RequestScope {
+ public:
+  RequestScope() {
+    if (g_request_metrics) {
+      start_ = std::chrono::steady_clock::now();
+      allocs_ = ThreadAllocations();
+    }
+  }
+  RequestRecord Finish(Transport t, const Request& r, codec::ErrorCode outcome, uint64_t bytes_out) const {
+    if (!g_request_metrics) return RequestRecord{t, r.op, r.input, r.output, outcome, 0, 0, 0, 0, 0};
+    AllocationCount now = ThreadAllocations();
+    return RequestRecord{t,
+                         r.op,
+                         r.input,
+                         r.output,
+                         outcome,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+                         r.payload.size(),
+                         bytes_out,
+                         now.bytes - allocs_.bytes,
+                         now.count - allocs_.count};
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  AllocationCount allocs_;
+};
+
+// The one request path. A front-end (gRPC, TCP) translates its wire format into a
+// Request, calls Run, and translates the Status or the output back; everything between is
+// here, once: the format numbers checked against the registry, the schema looked up, the
+// codec called under the request's limits and options, the output handed over, the
+// thread's buffers trimmed, and the metrics filed (the refusal counted too).
+class Pipeline {
+ public:
+  explicit Pipeline(Metrics& metrics) : metrics_(metrics) {}
+
+  // The protobuf descriptors every request may name (loaded once at start-up; null: none).
+  void SetDescriptors(const codec::Schema* schema) { descriptors_ = schema; }
+
+  // Runs a transcode or validate on the calling thread, then `answer(status, output)`
+  // translates the outcome into the front-end's reply: output is the transcode's (empty
+  // for a validate or a refusal), a view into this thread's buffer to be copied out before
+  // answer returns. The metrics are filed after answer, so they count its time and
+  // allocations (the error text included). `extra` is allocation done for this request
+  // before the scope could see it (TCP's read buffer growth).
+  template <class Answer>
+  codec::Status Run(Transport t, const RequestScope& scope, const Request& r, Answer&& answer,
+                    AllocationCount extra = {}) {
+    std::string_view output;
+    codec::Status s = Execute(r, &output);
+    answer(s, output);
+    Finish(t, scope, r, s.code, output.size(), extra);
+    return s;
+  }
+
+  // Files the metrics of a request a front-end answered itself (TCP ping, set-limits,
+  // set-options).
+  void Record(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome, uint64_t bytes_out,
+              AllocationCount extra = {}) {
+    RequestRecord record = scope.Finish(t, r, outcome, bytes_out);
+    record.allocated_bytes += extra.bytes;
+    record.allocations += extra.count;
+    metrics_.Record(record);
+  }
+
+ private:
+  codec::Status Execute(const Request& r, std::string_view* output);
+  void Finish(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome, uint64_t bytes_out,
+              AllocationCount extra);
+
+  Metrics& metrics_;
+  const codec::Schema* descriptors_ = nullptr;
+};
+
+}  // namespace rosetta::service
