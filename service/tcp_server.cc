@@ -1,5 +1,7 @@
 #include "service/tcp_server.h"
 
+#include <cassert>
+
 #include <cstring>
 #include <string>
 
@@ -171,12 +173,12 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   void BeginDrain() {
-    draining_ = true;
+    if (state_ == State::kServing) Enter(State::kDraining);
     if (Idle()) Close();
   }
   void Close() {
-    if (closed_) return;
-    closed_ = true;
+    if (state_ == State::kClosed) return;
+    Enter(State::kClosed);
     boost::system::error_code ec;
     timer_.cancel();
     socket_.close(ec);
@@ -186,10 +188,37 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
  private:
+  // A connection's life, one state at a time, changed only by Enter:
+  //   kServing       reading and answering frames
+  //   kDraining      SIGTERM: frames already complete are answered, a started one may
+  //                  finish (within the frame timeout), then the connection closes
+  //   kInputEnded    the client half-closed: what came is answered, then it closes
+  //   kAnsweringLast an oversized frame: its one error answer is being written, no more
+  //                  frames are read
+  //   kLingering     that answer is sent and our side shut down; what still arrives is
+  //                  discarded for tcp_linger_ms, so that no reset destroys the answer
+  //   kClosed        the socket is closed
+  enum class State : uint8_t { kServing, kDraining, kInputEnded, kAnsweringLast, kLingering, kClosed };
+  static constexpr bool Allowed(State from, State to) {
+    switch (to) {
+      case State::kDraining: return from == State::kServing;
+      case State::kInputEnded: return from == State::kServing || from == State::kDraining;
+      case State::kAnsweringLast: return from <= State::kInputEnded;
+      case State::kLingering: return from == State::kAnsweringLast;
+      case State::kClosed: return from != State::kClosed;
+      default: return false;
+    }
+  }
+  void Enter(State next) {
+    assert(Allowed(state_, next));
+    state_ = next;
+  }
+  bool Closing() const { return state_ >= State::kAnsweringLast; }  // no more frames are read
+
   bool Idle() const { return !frames_.HasPartial() && out_.empty() && !writing_; }
 
   void DoRead() {
-    if (reading_ || closed_) return;
+    if (reading_ || state_ == State::kClosed) return;
     reading_ = true;
     socket_.async_wait(tcp::socket::wait_read, Pool([self = shared_from_this()](boost::system::error_code ec) {
                          self->reading_ = false;
@@ -198,9 +227,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   void OnRead(boost::system::error_code ec) {
-    if (closed_) return;
+    if (state_ == State::kClosed) return;
     if (ec) return Close();
-    if (lingering_) return Discard();
+    if (state_ == State::kLingering) return Discard();
     // Growing the input buffer for a frame is part of handling it: what the reads below
     // allocate is charged to the next frame this connection answers.
     const AllocationCount before_read = g_request_metrics ? ThreadAllocations() : AllocationCount{};
@@ -215,7 +244,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   // Reads what the socket has, up to the frame reader's read-ahead; `ec` is set only for
-  // an error that ends the connection (end of input sets peer_closed_).
+  // an error that ends the connection (end of input enters kInputEnded).
   void ReadAvailable(boost::system::error_code& ec) {
     for (;;) {
       const size_t available = socket_.available(ec);
@@ -225,7 +254,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       const size_t n = socket_.read_some(asio::buffer(room, want), ec);
       frames_.Commit(n);
       if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::eof) {
-        if (ec == asio::error::eof) peer_closed_ = true;
+        if (ec == asio::error::eof && (state_ == State::kServing || state_ == State::kDraining)) {
+          Enter(State::kInputEnded);
+        }
         ec = {};
         return;
       }
@@ -237,7 +268,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void ProcessFrames() {
     const uint64_t max_pending = server_.config_.tcp_max_pending_bytes;
     const uint64_t max_frame = kRequestHeaderBytes + 0xffff + limits_.max_input_bytes;
-    while (!closing_ && out_.size() + sending_.size() <= max_pending) {
+    while (!Closing() && out_.size() + sending_.size() <= max_pending) {
       std::string_view body;
       size_t padding;
       const FrameReader::Next next = frames_.Peek(max_frame, &body, &padding);
@@ -245,13 +276,13 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       if (next == FrameReader::Next::kOversized) return Oversized(frames_.claimed(), max_frame);
       HandleFrame(body, padding);  // body stays valid: the reader only moves on Consume
       frames_.Consume();
-      frame_in_progress_ = false;
+      deadline_kind_ = Deadline::kIdle;
     }
     frames_.Settle();
     Flush();
     UpdateDeadline();
-    if (closing_) return;
-    if (peer_closed_ || (draining_ && !frames_.HasPartial())) {
+    if (Closing()) return;
+    if (state_ == State::kInputEnded || (state_ == State::kDraining && !frames_.HasPartial())) {
       if (!writing_ && out_.empty()) Close();
       return;
     }
@@ -349,7 +380,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   void Flush() {
-    if (writing_ || out_.empty() || closed_) return;
+    if (writing_ || out_.empty() || state_ == State::kClosed) return;
     std::swap(out_, sending_);
     writing_ = true;
     asio::async_write(socket_, asio::buffer(sending_),
@@ -358,11 +389,11 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
 
   void OnWrite(boost::system::error_code ec) {
     writing_ = false;
-    if (closed_) return;
+    if (state_ == State::kClosed) return;
     if (ec) return Close();
     sending_.clear();
     if (sending_.capacity() > kKeptOutputBytes) std::string().swap(sending_);
-    if (closing_) {
+    if (state_ == State::kAnsweringLast) {
       if (!out_.empty()) return Flush();
       return Linger();
     }
@@ -374,7 +405,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   // discard what still arrives for a bounded time, never reading the claimed bytes.
   void Oversized(uint64_t len, uint64_t max_frame) {
     server_.metrics_.Rejected(Transport::kTcp, Rejection::kFrameTooLarge);
-    closing_ = true;
+    Enter(State::kAnsweringLast);
     RespondError(codec::ErrorCode::kInputTooLarge, 0, 0,
                  "frame of " + std::to_string(len) + " bytes passes this connection's maximum of " +
                      std::to_string(max_frame));
@@ -385,7 +416,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void Linger() {
     boost::system::error_code ec;
     socket_.shutdown(tcp::socket::shutdown_send, ec);
-    lingering_ = true;
+    Enter(State::kLingering);
+    deadline_kind_ = Deadline::kLinger;
     deadline_ = Clock::now() + std::chrono::milliseconds(server_.config_.tcp_linger_ms);
     timer_.expires_at(deadline_);
     timer_armed_ = true;
@@ -406,15 +438,15 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   // A started frame must complete within tcp_frame_timeout_ms (slow senders); otherwise
   // a connection must make progress within tcp_idle_timeout_ms.
   void UpdateDeadline() {
-    if (closed_ || lingering_) return;
+    if (state_ == State::kClosed || state_ == State::kLingering) return;
     const auto now = Clock::now();
     if (frames_.HasPartial()) {
-      if (!frame_in_progress_) {
-        frame_in_progress_ = true;
+      if (deadline_kind_ != Deadline::kFrame) {
+        deadline_kind_ = Deadline::kFrame;
         SetDeadline(now + std::chrono::milliseconds(server_.config_.tcp_frame_timeout_ms));
       }
     } else {
-      frame_in_progress_ = false;
+      deadline_kind_ = Deadline::kIdle;
       SetDeadline(now + std::chrono::milliseconds(server_.config_.tcp_idle_timeout_ms));
     }
   }
@@ -431,7 +463,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   void OnTimer(boost::system::error_code ec) {
-    if (ec == asio::error::operation_aborted || closed_) return;  // superseded by a newer wait
+    if (ec == asio::error::operation_aborted || state_ == State::kClosed) return;  // superseded by a newer wait
     timer_armed_ = false;
     if (Clock::now() < deadline_) {
       timer_.expires_at(deadline_);
@@ -439,8 +471,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
       return;
     }
-    if (!lingering_) {
-      server_.metrics_.Rejected(Transport::kTcp, frame_in_progress_ ? Rejection::kFrameTimeout : Rejection::kIdleTimeout);
+    if (deadline_kind_ != Deadline::kLinger) {
+      server_.metrics_.Rejected(Transport::kTcp,
+                                deadline_kind_ == Deadline::kFrame ? Rejection::kFrameTimeout : Rejection::kIdleTimeout);
     }
     Close();
   }
@@ -454,9 +487,12 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   FrameReader frames_;
   std::string out_, sending_;  // responses waiting, responses being written
   Clock::time_point deadline_ = Clock::time_point::max();
+  State state_ = State::kServing;
+  // What the deadline is for: no progress (tcp_idle_timeout_ms), a started frame
+  // (tcp_frame_timeout_ms), or the linger after a last answer (tcp_linger_ms).
+  enum class Deadline : uint8_t { kIdle, kFrame, kLinger } deadline_kind_ = Deadline::kIdle;
+  // Asynchronous operations outstanding (one of each at most).
   bool reading_ = false, writing_ = false, timer_armed_ = false;
-  bool frame_in_progress_ = false, closing_ = false, lingering_ = false, peer_closed_ = false;
-  bool draining_ = false, closed_ = false;
   AllocationCount read_allocations_;  // by reads since the last answered request
 };
 

@@ -76,8 +76,9 @@ namespace read_any_detail {
 template <class S, size_t... I>
 bool Read(Format from, Context& ctx, S& sink, std::string_view input, size_t padding, std::index_sequence<I...>) {
   bool ok = false;
-  ((from == kCodecFormats[I] && (ok = FormatCodec<kCodecFormats[I]>::template Read<S>(ctx, sink, input, padding), true)) ||
-   ...);
+  static_cast<void>(
+      ((from == kCodecFormats[I] && (ok = FormatCodec<kCodecFormats[I]>::template Read<S>(ctx, sink, input, padding), true)) ||
+       ...));
   return ok;
 }
 }  // namespace read_any_detail
