@@ -9,9 +9,10 @@
 #include "common/context.h"
 #include "json/fast_to_json.h"
 #include "read_any.h"
-#include "rosetta/codec/schema.h"
 
 namespace rosetta::codec {
+
+FormatSchema::~FormatSchema() = default;
 
 JsonIndex& ThreadJsonIndex() {
   thread_local JsonIndex index;

@@ -42,33 +42,33 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
   bool ok;
   if (out == nullptr) {  // Validate
     NullSink sink;
-    ok = ProtobufReader<NullSink>(ctx, sink, r.schema, *m, false).Read(r.input);
+    ok = ProtobufReader<NullSink>(ctx, sink, this, *m, false).Read(r.input);
   } else {
     out->Begin(r.limits.max_output_bytes, &ctx.budget);
     if (r.from == Format::kProtobuf) {
       switch (r.to) {
         case Format::kJson: {
           JsonWriter w(ctx, *out);
-          ok = FromProtobuf(ctx, w, r.schema, *m, r.input, true);
+          ok = FromProtobuf(ctx, w, this, *m, r.input, true);
           break;
         }
         case Format::kCbor: {
           CborWriter w(ctx, *out);
-          ok = FromProtobuf(ctx, w, r.schema, *m, r.input, false);
+          ok = FromProtobuf(ctx, w, this, *m, r.input, false);
           break;
         }
         case Format::kMsgpack: {
           MsgpackWriter w(ctx, *out);
-          ok = FromProtobuf(ctx, w, r.schema, *m, r.input, false);
+          ok = FromProtobuf(ctx, w, this, *m, r.input, false);
           break;
         }
         default: {  // protobuf -> protobuf: parsed and written again (normalized)
-          ProtobufWriter w(ctx, *out, r.schema, *m);
-          ok = FromProtobuf(ctx, w, r.schema, *m, r.input, false);
+          ProtobufWriter w(ctx, *out, this, *m);
+          ok = FromProtobuf(ctx, w, this, *m, r.input, false);
         }
       }
     } else {
-      ProtobufWriter w(ctx, *out, r.schema, *m);
+      ProtobufWriter w(ctx, *out, this, *m);
       ok = ctx.status.ok() && ReadAny(r.from, ctx, w, r.input, r.input_padding);
     }
   }

@@ -15,9 +15,9 @@ struct MessageInfo;
 // --include_imports --descriptor_set_out`). Part of the rosetta_codec_protobuf target,
 // which links libprotobuf for descriptors only: the wire format is read and written by
 // rosetta. Immutable once loaded, so one Schema serves every thread.
-class Schema {
+class Schema final : public FormatSchema {
  public:
-  virtual ~Schema();
+  ~Schema() override;
 
   // Loads each path: a FileDescriptorSet file, or a directory whose regular files are all
   // FileDescriptorSets. Null with *error set when a file cannot be read or built.
@@ -28,11 +28,8 @@ class Schema {
   // Every message type name loaded (for diagnostics and tests).
   std::vector<std::string> MessageNames() const;
 
-  // Runs a request with a format that needs a schema (FormatInfo::needs_schema) on either
-  // side; out is null for Validate. Transcode and Validate call it through the request's
-  // schema: a virtual call, so the core codec does not link libprotobuf and no global
-  // registration is needed.
-  virtual Status Run(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) const;
+  // Runs a request with protobuf on either side (FormatSchema); out is null for Validate.
+  Status Run(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) const override;
 
   struct Impl;
 

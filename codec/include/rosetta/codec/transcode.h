@@ -12,7 +12,21 @@
 
 namespace rosetta::codec {
 
-class Schema;  // protobuf descriptors (codec/src/protobuf), null for the other formats
+struct TranscodeRequest;
+struct TranscodeStats;
+
+// What runs the formats that need a schema (FormatInfo::needs_schema): implemented by
+// Schema (rosetta/codec/schema.h, the rosetta_codec_protobuf target), reached through the
+// request. Declared here, with its vtable in the core, so that the core calls it without
+// linking libprotobuf and without any process-wide registration.
+class FormatSchema {
+ public:
+  // out is null for Validate.
+  virtual Status Run(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) const = 0;
+
+ protected:
+  virtual ~FormatSchema();
+};
 
 struct TranscodeRequest {
   Format from = Format::kJson;
@@ -23,7 +37,7 @@ struct TranscodeRequest {
   size_t input_padding = 0;
   Limits limits;
   MappingOptions options;
-  const Schema* schema = nullptr;
+  const FormatSchema* schema = nullptr;  // protobuf descriptors (a Schema); null for the other formats
   std::string_view message_type;
 };
 
