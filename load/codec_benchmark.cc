@@ -43,7 +43,8 @@ using codec::TranscodeStats;
 class PaddedInput {
  public:
   PaddedInput() = default;
-  explicit PaddedInput(std::string_view bytes) : bytes_(bytes.size() + kInputPadding, '\0'), size_(bytes.size()) {
+  explicit PaddedInput(std::string_view bytes)
+      : bytes_(bytes.size() + kInputPadding, '\0'), size_(bytes.size()) {
     bytes.copy(bytes_.data(), bytes.size());
   }
   std::string_view view() const { return {bytes_.data(), size_}; }
@@ -62,7 +63,9 @@ struct Document {
   PaddedInput cbor;     // made by rosetta from json, once, before any timing
   PaddedInput msgpack;  // likewise
 
-  const PaddedInput& In(Format f) const { return f == Format::kJson ? json : f == Format::kCbor ? cbor : msgpack; }
+  const PaddedInput& In(Format f) const {
+    return f == Format::kJson ? json : f == Format::kCbor ? cbor : msgpack;
+  }
 };
 
 std::string CorpusDir() {
@@ -90,8 +93,9 @@ PaddedInput Convert(const PaddedInput& json, Format to, const std::string& name)
   OutputBuffer out;
   Status status = Transcode(request, out);
   if (!status.ok()) {
-    std::fprintf(stderr, "cannot make %s input from %s: %s\n", std::string(codec::FormatName(to)).c_str(),
-                 name.c_str(), status.ToString().c_str());
+    std::fprintf(stderr, "cannot make %s input from %s: %s\n",
+                 std::string(codec::FormatName(to)).c_str(), name.c_str(),
+                 status.ToString().c_str());
     std::exit(2);
   }
   return PaddedInput(out.view());
@@ -112,10 +116,10 @@ class HeapScope {
   HeapScope() : start_(HeapCountsNow()) {}
   void Report(benchmark::State& state) const {
     const HeapCounts now = HeapCountsNow();
-    state.counters["heap_allocs"] =
-        benchmark::Counter(static_cast<double>(now.calls - start_.calls), benchmark::Counter::kAvgIterations);
-    state.counters["heap_bytes"] =
-        benchmark::Counter(static_cast<double>(now.bytes - start_.bytes), benchmark::Counter::kAvgIterations);
+    state.counters["heap_allocs"] = benchmark::Counter(
+        static_cast<double>(now.calls - start_.calls), benchmark::Counter::kAvgIterations);
+    state.counters["heap_bytes"] = benchmark::Counter(static_cast<double>(now.bytes - start_.bytes),
+                                                      benchmark::Counter::kAvgIterations);
   }
 
  private:
@@ -125,7 +129,8 @@ class HeapScope {
 // One transcode per iteration into one OutputBuffer kept across iterations, as a server
 // thread does. Default options (strict mapping, duplicate keys refused) unless
 // `allow_duplicate_keys`, which measures what the I-JSON duplicate check costs.
-void RosettaTranscode(benchmark::State& state, const Document* doc, Pair pair, bool allow_duplicate_keys) {
+void RosettaTranscode(benchmark::State& state, const Document* doc, Pair pair,
+                      bool allow_duplicate_keys) {
   const PaddedInput& input = doc->In(pair.from);
   TranscodeRequest request;
   request.from = pair.from;
@@ -216,7 +221,9 @@ void RapidJsonSaxMinify(benchmark::State& state, const Document* doc) {
     return reader.Parse<kFlags>(stream, writer);
   };
   if (rapidjson::ParseResult r = once(); r.IsError()) {
-    state.SkipWithError(("rapidjson error " + std::to_string(r.Code()) + " at " + std::to_string(r.Offset())).c_str());
+    state.SkipWithError(
+        ("rapidjson error " + std::to_string(r.Code()) + " at " + std::to_string(r.Offset()))
+            .c_str());
     return;
   }
   HeapScope heap;
@@ -234,7 +241,8 @@ void RapidJsonSaxMinify(benchmark::State& state, const Document* doc) {
 // DESIGN.md "Limits": a 12-byte input that claims a 4 GiB string is refused with nothing
 // allocated. `fresh_output`: a new OutputBuffer per refusal (a thread's first request)
 // instead of the server's reused one.
-void RosettaRefusal(benchmark::State& state, Format from, std::string_view twelve_bytes, bool fresh_output) {
+void RosettaRefusal(benchmark::State& state, Format from, std::string_view twelve_bytes,
+                    bool fresh_output) {
   const PaddedInput input(twelve_bytes);
   TranscodeRequest request;
   request.from = from;
@@ -267,7 +275,8 @@ void RosettaRefusal(benchmark::State& state, Format from, std::string_view twelv
   heap.Report(state);
   state.counters["allocated_bytes"] = static_cast<double>(max_allocated);
   state.counters["peak_bytes"] = static_cast<double>(max_peak);
-  state.SetLabel(std::string(codec::CodeName(first.code)) + " at byte " + std::to_string(first.offset));
+  state.SetLabel(std::string(codec::CodeName(first.code)) + " at byte " +
+                 std::to_string(first.offset));
 }
 
 std::vector<Document>& Documents() {
@@ -301,7 +310,8 @@ void RegisterAll() {
     doc.name = name;
     std::string bytes;
     if (!ReadFile(dir + "/" + name + ".json", &bytes)) {
-      std::fprintf(stderr, "cannot read %s/%s.json (set ROSETTA_DATA_DIR to the folder holding corpus/)\n",
+      std::fprintf(stderr,
+                   "cannot read %s/%s.json (set ROSETTA_DATA_DIR to the folder holding corpus/)\n",
                    dir.c_str(), name);
       std::exit(2);
     }
@@ -318,7 +328,8 @@ void RegisterAll() {
     for (Pair p : pairs) {
       const std::string prefix = PairName(p) + "/" + d->name + "/";
       benchmark::RegisterBenchmark((prefix + "rosetta").c_str(), RosettaTranscode, d, p, false);
-      benchmark::RegisterBenchmark((prefix + "rosetta_dupkeys_allowed").c_str(), RosettaTranscode, d, p, true);
+      benchmark::RegisterBenchmark((prefix + "rosetta_dupkeys_allowed").c_str(), RosettaTranscode,
+                                   d, p, true);
       benchmark::RegisterBenchmark((prefix + "nlohmann").c_str(), NlohmannTranscode, d, p);
     }
     const std::string prefix = "json_to_json/" + d->name + "/";
@@ -332,13 +343,16 @@ void RegisterAll() {
   // CBOR: byte string (major type 2) with an 8-byte length of 2^32, then 3 bytes.
   static constexpr char kCbor4GiB[12] = {'\x5b', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
   // MessagePack: bin 32 with a length of 2^32 - 1, then 7 bytes.
-  static constexpr char kMsgpack4GiB[12] = {'\xc6', '\xff', '\xff', '\xff', '\xff', 0, 0, 0, 0, 0, 0, 0};
+  static constexpr char kMsgpack4GiB[12] = {'\xc6', '\xff', '\xff', '\xff', '\xff', 0,
+                                            0,      0,      0,      0,      0,      0};
   for (bool fresh : {false, true}) {
     const char* variant = fresh ? "fresh_output" : "reused_output";
-    benchmark::RegisterBenchmark((std::string("refuse_4gib/cbor/") + variant).c_str(), RosettaRefusal,
-                                 Format::kCbor, std::string_view(kCbor4GiB, 12), fresh);
-    benchmark::RegisterBenchmark((std::string("refuse_4gib/msgpack/") + variant).c_str(), RosettaRefusal,
-                                 Format::kMsgpack, std::string_view(kMsgpack4GiB, 12), fresh);
+    benchmark::RegisterBenchmark((std::string("refuse_4gib/cbor/") + variant).c_str(),
+                                 RosettaRefusal, Format::kCbor, std::string_view(kCbor4GiB, 12),
+                                 fresh);
+    benchmark::RegisterBenchmark((std::string("refuse_4gib/msgpack/") + variant).c_str(),
+                                 RosettaRefusal, Format::kMsgpack,
+                                 std::string_view(kMsgpack4GiB, 12), fresh);
   }
 }
 

@@ -53,9 +53,13 @@ class Random {
     return result;
   }
   // Uniform in [0, n) (Lemire's multiply-shift; its bias is below 2^-32 for our n).
-  uint64_t Below(uint64_t n) { return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64); }
-  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Below(static_cast<uint64_t>(hi - lo))); }  // [lo, hi)
-  double Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }                                       // [0, 1)
+  uint64_t Below(uint64_t n) {
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
+  }
+  int64_t Range(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(Below(static_cast<uint64_t>(hi - lo)));
+  }                                                                        // [lo, hi)
+  double Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }  // [0, 1)
   double Uniform(double lo, double hi) { return lo + (hi - lo) * Unit(); }
   float UniformF(float lo, float hi) { return static_cast<float>(Uniform(lo, hi)); }
   bool Chance(double p) { return Unit() < p; }
@@ -101,7 +105,8 @@ class JsonText {
     s_ += '"';
   }
   void Base64(const std::vector<uint8_t>& data) {
-    static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static constexpr char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     Separate();
     s_ += '"';
     size_t i = 0;
@@ -153,23 +158,35 @@ class JsonText {
 };
 
 constexpr const char* kItems[] = {
-    "stone", "granite", "diorite", "andesite", "dirt", "cobblestone", "oak_planks", "spruce_planks", "birch_log",
-    "sand", "gravel", "gold_ore", "iron_ore", "coal_ore", "oak_log", "glass", "lapis_block", "sandstone",
-    "white_wool", "gold_block", "iron_block", "bricks", "tnt", "bookshelf", "obsidian", "torch", "chest",
-    "diamond_ore", "crafting_table", "furnace", "ladder", "rail", "lever", "redstone_torch", "snow", "ice",
-    "cactus", "clay", "jukebox", "pumpkin", "netherrack", "glowstone", "iron_sword", "diamond_pickaxe",
-    "bow", "arrow", "bread", "apple", "golden_apple", "cooked_beef", "ender_pearl", "blaze_rod", "map",
-    "compass", "clock", "shield", "elytra", "trident", "redstone", "emerald", "iron_ingot", "gold_ingot"};
-constexpr const char* kEntities[] = {"minecraft:parrot", "minecraft:pig", "minecraft:horse", "minecraft:boat",
-                                     "minecraft:minecart", "minecraft:strider", "minecraft:llama", "minecraft:donkey"};
-constexpr const char* kDimensions[] = {"minecraft:overworld", "minecraft:the_nether", "minecraft:the_end"};
+    "stone",       "granite",     "diorite",       "andesite",        "dirt",
+    "cobblestone", "oak_planks",  "spruce_planks", "birch_log",       "sand",
+    "gravel",      "gold_ore",    "iron_ore",      "coal_ore",        "oak_log",
+    "glass",       "lapis_block", "sandstone",     "white_wool",      "gold_block",
+    "iron_block",  "bricks",      "tnt",           "bookshelf",       "obsidian",
+    "torch",       "chest",       "diamond_ore",   "crafting_table",  "furnace",
+    "ladder",      "rail",        "lever",         "redstone_torch",  "snow",
+    "ice",         "cactus",      "clay",          "jukebox",         "pumpkin",
+    "netherrack",  "glowstone",   "iron_sword",    "diamond_pickaxe", "bow",
+    "arrow",       "bread",       "apple",         "golden_apple",    "cooked_beef",
+    "ender_pearl", "blaze_rod",   "map",           "compass",         "clock",
+    "shield",      "elytra",      "trident",       "redstone",        "emerald",
+    "iron_ingot",  "gold_ingot"};
+constexpr const char* kEntities[] = {"minecraft:parrot", "minecraft:pig",      "minecraft:horse",
+                                     "minecraft:boat",   "minecraft:minecart", "minecraft:strider",
+                                     "minecraft:llama",  "minecraft:donkey"};
+constexpr const char* kDimensions[] = {"minecraft:overworld", "minecraft:the_nether",
+                                       "minecraft:the_end"};
 constexpr const char* kGameTypes[] = {"SURVIVAL", "CREATIVE", "ADVENTURE", "SPECTATOR"};
-constexpr const char* kNames[] = {"Steve", "Alex", "Polly", "Rusty", "Captain", "Mr. Whiskers", "Biscuit", "Nugget"};
-constexpr const char* kWords[] = {"index", "images", "api", "v1", "v2", "users", "static", "css", "js", "blog",
-                                  "posts", "search", "login", "cart", "products", "assets", "favicon", "feed",
-                                  "about", "docs", "download", "archive", "media", "thumbnails", "comments"};
-constexpr const char* kExtensions[] = {"", "", "", ".html", ".png", ".jpg", ".css", ".js", ".json", ".gif"};
-constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+constexpr const char* kNames[] = {"Steve",   "Alex",         "Polly",   "Rusty",
+                                  "Captain", "Mr. Whiskers", "Biscuit", "Nugget"};
+constexpr const char* kWords[] = {
+    "index", "images", "api",      "v1",      "v2",    "users",      "static",  "css",     "js",
+    "blog",  "posts",  "search",   "login",   "cart",  "products",   "assets",  "favicon", "feed",
+    "about", "docs",   "download", "archive", "media", "thumbnails", "comments"};
+constexpr const char* kExtensions[] = {"",     "",     "",    ".html", ".png",
+                                       ".jpg", ".css", ".js", ".json", ".gif"};
+constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
 std::string RandomWord(Random& r, int min_len, int max_len) {
   std::string s(static_cast<size_t>(r.Range(min_len, max_len + 1)), 'a');
@@ -193,13 +210,15 @@ void LogRecord(Random& r, JsonText& j) {
   j.Key("userid");
   j.String(r.Chance(0.5) ? "-" : RandomWord(r, 3, 12));
   char date[40];
-  std::snprintf(date, sizeof date, "%02d/%s/%04d:%02d:%02d:%02d %c%02d00", static_cast<int>(r.Range(1, 29)),
-                r.Pick(kMonths), static_cast<int>(r.Range(2000, 2025)), static_cast<int>(r.Below(24)),
-                static_cast<int>(r.Below(60)), static_cast<int>(r.Below(60)), r.Chance(0.5) ? '-' : '+',
-                static_cast<int>(r.Below(13)));
+  std::snprintf(date, sizeof date, "%02d/%s/%04d:%02d:%02d:%02d %c%02d00",
+                static_cast<int>(r.Range(1, 29)), r.Pick(kMonths),
+                static_cast<int>(r.Range(2000, 2025)), static_cast<int>(r.Below(24)),
+                static_cast<int>(r.Below(60)), static_cast<int>(r.Below(60)),
+                r.Chance(0.5) ? '-' : '+', static_cast<int>(r.Below(13)));
   j.Key("date");
   j.String(date);
-  static constexpr const char* kMethods[] = {"GET", "GET", "GET", "GET", "GET", "GET", "GET", "POST", "PUT", "HEAD", "DELETE"};
+  static constexpr const char* kMethods[] = {"GET", "GET",  "GET", "GET",  "GET",   "GET",
+                                             "GET", "POST", "PUT", "HEAD", "DELETE"};
   std::string request = std::string(r.Pick(kMethods)) + " ";
   const int segments = static_cast<int>(r.Range(1, 5));
   for (int i = 0; i < segments; ++i) request += std::string("/") + r.Pick(kWords);
@@ -208,7 +227,8 @@ void LogRecord(Random& r, JsonText& j) {
   request += r.Chance(0.7) ? " HTTP/1.1" : " HTTP/1.0";
   j.Key("request");
   j.String(request);
-  static constexpr uint32_t kCodes[] = {200, 200, 200, 200, 200, 200, 200, 304, 304, 301, 302, 404, 404, 403, 500, 503};
+  static constexpr uint32_t kCodes[] = {200, 200, 200, 200, 200, 200, 200, 304,
+                                        304, 301, 302, 404, 404, 403, 500, 503};
   j.Key("code");
   j.Uint(r.Pick(kCodes));
   j.Key("size");
@@ -269,7 +289,10 @@ std::string Mesh(Random& r) {
   for (int i = 0; i < 125000; ++i) {
     // A small triangle somewhere in a unit cube, as a scanned surface has, and its unit normal.
     const Vec3 c{r.UniformF(-1, 1), r.UniformF(-1, 1), r.UniformF(-1, 1)};
-    auto near = [&] { return Vec3{c.x + r.UniformF(-0.01f, 0.01f), c.y + r.UniformF(-0.01f, 0.01f), c.z + r.UniformF(-0.01f, 0.01f)}; };
+    auto near = [&] {
+      return Vec3{c.x + r.UniformF(-0.01f, 0.01f), c.y + r.UniformF(-0.01f, 0.01f),
+                  c.z + r.UniformF(-0.01f, 0.01f)};
+    };
     const Vec3 a = near(), b = near(), d = near();
     const Vec3 u{b.x - a.x, b.y - a.y, b.z - a.z}, v{d.x - a.x, d.y - a.y, d.z - a.z};
     Vec3 n{u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x};
@@ -445,15 +468,18 @@ void Player(Random& r, JsonText& j) {
   j.BeginObject();
   j.Key("recipes");
   j.BeginArray();
-  for (int i = 0, n = static_cast<int>(r.Below(100)); i < n; ++i) j.String(std::string("minecraft:") + r.Pick(kItems));
+  for (int i = 0, n = static_cast<int>(r.Below(100)); i < n; ++i)
+    j.String(std::string("minecraft:") + r.Pick(kItems));
   j.EndArray();
   j.Key("to_be_displayed");
   j.BeginArray();
-  for (int i = 0, n = static_cast<int>(r.Below(10)); i < n; ++i) j.String(std::string("minecraft:") + r.Pick(kItems));
+  for (int i = 0, n = static_cast<int>(r.Below(10)); i < n; ++i)
+    j.String(std::string("minecraft:") + r.Pick(kItems));
   j.EndArray();
-  for (const char* k : {"is_filtering_craftable", "is_gui_open", "is_furnace_filtering_craftable", "is_furnace_gui_open",
-                        "is_blasting_furnace_filtering_craftable", "is_blasting_furnace_gui_open",
-                        "is_smoker_filtering_craftable", "is_smoker_gui_open"}) {
+  for (const char* k :
+       {"is_filtering_craftable", "is_gui_open", "is_furnace_filtering_craftable",
+        "is_furnace_gui_open", "is_blasting_furnace_filtering_craftable",
+        "is_blasting_furnace_gui_open", "is_smoker_filtering_craftable", "is_smoker_gui_open"}) {
     j.Key(k);
     j.Bool(r.Chance(0.5));
   }
@@ -480,11 +506,16 @@ struct EntityType {
   int turrets, weapons;
   bool sub;
 };
-constexpr EntityType kEntityTypes[] = {
-    {"ARLEIGH_BURKE", 2.14, 1, 20, false}, {"BISMARCK", 0.52, 4, 10, false}, {"CLEMENCEAU", 0.97, 4, 16, false},
-    {"FLETCHER", 1.46, 4, 18, false},      {"G5", 13.16, 0, 2, false},       {"IOWA", 1.55, 3, 28, false},
-    {"KOLKATA", 0.83, 1, 15, false},       {"OSA", 7.25, 2, 6, false},       {"YASEN", 4.06, 0, 14, true},
-    {"ZUBR", 12.92, 3, 11, false}};
+constexpr EntityType kEntityTypes[] = {{"ARLEIGH_BURKE", 2.14, 1, 20, false},
+                                       {"BISMARCK", 0.52, 4, 10, false},
+                                       {"CLEMENCEAU", 0.97, 4, 16, false},
+                                       {"FLETCHER", 1.46, 4, 18, false},
+                                       {"G5", 13.16, 0, 2, false},
+                                       {"IOWA", 1.55, 3, 28, false},
+                                       {"KOLKATA", 0.83, 1, 15, false},
+                                       {"OSA", 7.25, 2, 6, false},
+                                       {"YASEN", 4.06, 0, 14, true},
+                                       {"ZUBR", 12.92, 3, 11, false}};
 
 const EntityType& PickEntityType(Random& r) {
   double total = 0;
@@ -563,7 +594,8 @@ std::string Mk48(Random& r) {
   j.BeginArray();
   for (int u = 0; u < 1000; ++u) {
     const int64_t players = r.Range(200, 400);
-    const float world_radius = static_cast<float>(std::sqrt(static_cast<double>(players) * 15000.0) + r.Uniform(-50, 50));
+    const float world_radius =
+        static_cast<float>(std::sqrt(static_cast<double>(players) * 15000.0) + r.Uniform(-50, 50));
     const int64_t terrain_radius = static_cast<int64_t>(std::ceil(world_radius / 1600.0f));
     j.BeginObject();
     j.Key("contacts");
@@ -586,7 +618,8 @@ std::string Mk48(Random& r) {
       j.Int(r.Range(-terrain_radius, terrain_radius));
       j.EndObject();
       // Mostly small deltas; 2% are whole new chunks.
-      std::vector<uint8_t> data(static_cast<size_t>(r.Chance(0.02) ? r.Range(900, 1100) : r.Range(3, 9)));
+      std::vector<uint8_t> data(
+          static_cast<size_t>(r.Chance(0.02) ? r.Range(900, 1100) : r.Range(3, 9)));
       for (uint8_t& b : data) b = static_cast<uint8_t>(r.Below(256));
       j.Key("data");
       j.Base64(data);
@@ -624,7 +657,8 @@ int main(int argc, char** argv) {
       out_dir = argv[++i];
     } else if (a == "--seed" && i + 1 < argc) {
       std::string_view s = argv[++i];
-      if (std::from_chars(s.data(), s.data() + s.size(), seed).ptr != s.data() + s.size()) Fail("--seed needs an integer");
+      if (std::from_chars(s.data(), s.data() + s.size(), seed).ptr != s.data() + s.size())
+        Fail("--seed needs an integer");
     } else if (a == "--descriptor-set" && i + 1 < argc) {
       descriptor_set = argv[++i];
     } else if (a == "--help" || a == "-h") {
@@ -640,13 +674,15 @@ int main(int argc, char** argv) {
   if (ec) Fail("cannot create " + out_dir + ": " + ec.message());
 
   std::string error;
-  std::unique_ptr<rosetta::codec::Schema> schema = rosetta::codec::Schema::Load({descriptor_set}, &error);
+  std::unique_ptr<rosetta::codec::Schema> schema =
+      rosetta::codec::Schema::Load({descriptor_set}, &error);
   if (!schema) Fail(error);
   {
     std::ifstream in(descriptor_set, std::ios::binary);
     std::ostringstream s;
     s << in.rdbuf();
-    if (!WriteFile(std::filesystem::path(out_dir) / "datasets.desc", s.str())) Fail("cannot write datasets.desc");
+    if (!WriteFile(std::filesystem::path(out_dir) / "datasets.desc", s.str()))
+      Fail("cannot write datasets.desc");
   }
 
   // Each data set from its own stream, so adding one never changes another.
@@ -680,7 +716,8 @@ int main(int argc, char** argv) {
     std::string padded = json;
     padded.append(rosetta::codec::kInputPadding, '\0');
     for (rosetta::codec::Format to :
-         {rosetta::codec::Format::kCbor, rosetta::codec::Format::kMsgpack, rosetta::codec::Format::kProtobuf}) {
+         {rosetta::codec::Format::kCbor, rosetta::codec::Format::kMsgpack,
+          rosetta::codec::Format::kProtobuf}) {
       rosetta::codec::TranscodeRequest req;
       req.from = rosetta::codec::Format::kJson;
       req.to = to;
@@ -690,7 +727,9 @@ int main(int argc, char** argv) {
       req.message_type = info->message_type;
       rosetta::codec::OutputBuffer out;
       rosetta::codec::Status s = rosetta::codec::Transcode(req, out);
-      if (!s.ok()) Fail(name + ": json -> " + std::string(rosetta::codec::FormatName(to)) + ": " + s.ToString());
+      if (!s.ok())
+        Fail(name + ": json -> " + std::string(rosetta::codec::FormatName(to)) + ": " +
+             s.ToString());
       // What was written must read back under the same rules.
       rosetta::codec::TranscodeRequest check;
       check.from = to;
@@ -698,14 +737,18 @@ int main(int argc, char** argv) {
       check.schema = schema.get();
       check.message_type = info->message_type;
       s = rosetta::codec::Validate(check);
-      if (!s.ok()) Fail(name + ": " + std::string(rosetta::codec::FormatName(to)) + " does not validate: " + s.ToString());
-      const std::string path = base.string() + "." + std::string(rosetta::load::DatasetExtension(to));
+      if (!s.ok())
+        Fail(name + ": " + std::string(rosetta::codec::FormatName(to)) +
+             " does not validate: " + s.ToString());
+      const std::string path =
+          base.string() + "." + std::string(rosetta::load::DatasetExtension(to));
       if (!WriteFile(path, out.view())) Fail("cannot write " + path);
       manifest += "\t" + std::to_string(out.size());
     }
     manifest += "\n";
   }
-  if (!WriteFile(std::filesystem::path(out_dir) / "manifest.tsv", manifest)) Fail("cannot write manifest.tsv");
+  if (!WriteFile(std::filesystem::path(out_dir) / "manifest.tsv", manifest))
+    Fail("cannot write manifest.tsv");
   std::fputs(manifest.c_str(), stdout);
   return 0;
 }

@@ -20,8 +20,10 @@ inline constexpr DatasetInfo kDatasets[] = {
     {"mesh", "rosetta.bench.mesh.Mesh", "125,000 triangles: 3 vertices + normal, float32"},
     {"minecraft_savedata", "rosetta.bench.minecraft_savedata.Players",
      "500 players: nested inventories, positions, enums as strings, optional fields"},
-    {"mk48", "rosetta.bench.mk48.Updates", "1,000 game updates: contacts with positions, velocities, ids; terrain bytes"},
-    {"log_1k", "rosetta.bench.log.Logs", "the first log records that fit in 1 KiB of JSON (service benchmarks)"},
+    {"mk48", "rosetta.bench.mk48.Updates",
+     "1,000 game updates: contacts with positions, velocities, ids; terrain bytes"},
+    {"log_1k", "rosetta.bench.log.Logs",
+     "the first log records that fit in 1 KiB of JSON (service benchmarks)"},
 };
 
 inline const DatasetInfo* FindDataset(std::string_view name) {
@@ -34,10 +36,14 @@ inline const DatasetInfo* FindDataset(std::string_view name) {
 // The file name extension of a format in a data set directory.
 inline std::string_view DatasetExtension(codec::Format f) {
   switch (f) {
-    case codec::Format::kJson: return "json";
-    case codec::Format::kCbor: return "cbor";
-    case codec::Format::kMsgpack: return "msgpack";
-    case codec::Format::kProtobuf: return "pb";
+    case codec::Format::kJson:
+      return "json";
+    case codec::Format::kCbor:
+      return "cbor";
+    case codec::Format::kMsgpack:
+      return "msgpack";
+    case codec::Format::kProtobuf:
+      return "pb";
   }
   return "bin";
 }

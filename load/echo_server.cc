@@ -16,7 +16,8 @@
 namespace {
 
 class EchoService final : public rosetta::v1::Transcoder::CallbackService {
-  grpc::ServerUnaryReactor* Transcode(grpc::CallbackServerContext* context, const rosetta::v1::TranscodeRequest* req,
+  grpc::ServerUnaryReactor* Transcode(grpc::CallbackServerContext* context,
+                                      const rosetta::v1::TranscodeRequest* req,
                                       rosetta::v1::TranscodeResponse* resp) override {
     resp->set_payload(req->payload());
     auto* reactor = context->DefaultReactor();
@@ -24,7 +25,8 @@ class EchoService final : public rosetta::v1::Transcoder::CallbackService {
     return reactor;
   }
 
-  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* context, const rosetta::v1::ValidateRequest*,
+  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* context,
+                                     const rosetta::v1::ValidateRequest*,
                                      rosetta::v1::ValidateResponse* resp) override {
     resp->set_valid(true);
     auto* reactor = context->DefaultReactor();
@@ -32,9 +34,10 @@ class EchoService final : public rosetta::v1::Transcoder::CallbackService {
     return reactor;
   }
 
-  grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse>* TranscodeStream(
-      grpc::CallbackServerContext*) override {
-    class Echo : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse> {
+  grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse>*
+  TranscodeStream(grpc::CallbackServerContext*) override {
+    class Echo : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest,
+                                                rosetta::v1::TranscodeResponse> {
      public:
       Echo() { StartRead(&request_); }
       void OnReadDone(bool ok) override {
@@ -64,10 +67,14 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
       listen = argv[++i];
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::puts("usage: rosetta-echo [--listen HOST:PORT]   (default 127.0.0.1:50061; port 0: any free port)");
+      std::puts(
+          "usage: rosetta-echo [--listen HOST:PORT]   (default 127.0.0.1:50061; port 0: any free "
+          "port)");
       return 0;
     } else {
-      std::fprintf(stderr, "rosetta-echo: unknown argument '%s'\nusage: rosetta-echo [--listen HOST:PORT]\n", argv[i]);
+      std::fprintf(
+          stderr, "rosetta-echo: unknown argument '%s'\nusage: rosetta-echo [--listen HOST:PORT]\n",
+          argv[i]);
       return 2;
     }
   }
@@ -91,7 +98,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rosetta-echo: cannot listen on %s\n", listen.c_str());
     return 2;
   }
-  std::printf("rosetta-echo listening grpc=%s:%d\n", listen.substr(0, listen.rfind(':')).c_str(), port);
+  std::printf("rosetta-echo listening grpc=%s:%d\n", listen.substr(0, listen.rfind(':')).c_str(),
+              port);
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);

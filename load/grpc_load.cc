@@ -12,10 +12,22 @@ namespace rosetta::load {
 namespace {
 
 std::string GrpcCodeName(grpc::StatusCode code) {
-  static constexpr const char* kNames[] = {"ok",        "cancelled",          "unknown",           "invalid_argument",
-                                           "deadline_exceeded", "not_found",   "already_exists",    "permission_denied",
-                                           "resource_exhausted", "failed_precondition", "aborted",  "out_of_range",
-                                           "unimplemented", "internal",       "unavailable",       "data_loss",
+  static constexpr const char* kNames[] = {"ok",
+                                           "cancelled",
+                                           "unknown",
+                                           "invalid_argument",
+                                           "deadline_exceeded",
+                                           "not_found",
+                                           "already_exists",
+                                           "permission_denied",
+                                           "resource_exhausted",
+                                           "failed_precondition",
+                                           "aborted",
+                                           "out_of_range",
+                                           "unimplemented",
+                                           "internal",
+                                           "unavailable",
+                                           "data_loss",
                                            "unauthenticated"};
   const int i = static_cast<int>(code);
   return i >= 0 && i < 17 ? kNames[i] : std::to_string(i);
@@ -27,7 +39,9 @@ std::string ErrorCode(const grpc::Status& status, const grpc::ClientContext& con
   const auto& trailers = context.GetServerTrailingMetadata();
   if (auto it = trailers.find("rosetta-error-bin"); it != trailers.end()) {
     rosetta::v1::Error e;
-    if (e.ParseFromArray(it->second.data(), static_cast<int>(it->second.size())) && !e.code().empty()) return e.code();
+    if (e.ParseFromArray(it->second.data(), static_cast<int>(it->second.size())) &&
+        !e.code().empty())
+      return e.code();
   }
   return "grpc_" + GrpcCodeName(status.error_code());
 }
@@ -35,7 +49,10 @@ std::string ErrorCode(const grpc::Status& status, const grpc::ClientContext& con
 class GrpcConnection {
  public:
   GrpcConnection(LoadState& state, ConnectionStats& stats, std::shared_ptr<grpc::Channel> channel)
-      : state_(state), config_(state.config), stats_(stats), stub_(rosetta::v1::Transcoder::NewStub(channel)),
+      : state_(state),
+        config_(state.config),
+        stats_(stats),
+        stub_(rosetta::v1::Transcoder::NewStub(channel)),
         slots_(static_cast<size_t>(config_.inflight)) {
     for (Slot& s : slots_) {
       // One request per slot: a message is never serialized by two calls at once.
@@ -89,7 +106,8 @@ class GrpcConnection {
   void CancelAll() {
     std::lock_guard<std::mutex> lock(mu_);
     for (Slot& s : slots_) {
-      if (std::find(free_.begin(), free_.end(), &s) == free_.end() && s.context) s.context->TryCancel();
+      if (std::find(free_.begin(), free_.end(), &s) == free_.end() && s.context)
+        s.context->TryCancel();
     }
   }
 
@@ -114,7 +132,8 @@ class GrpcConnection {
     slot.intended = intended;
     slot.sent = Clock::now();
     if (config_.op == Operation::kTranscode) {
-      stub_->async()->Transcode(slot.context.get(), &slot.transcode_request, &slot.transcode_response,
+      stub_->async()->Transcode(slot.context.get(), &slot.transcode_request,
+                                &slot.transcode_response,
                                 [this, &slot](grpc::Status s) { OnDone(slot, s); });
     } else {
       stub_->async()->Validate(slot.context.get(), &slot.validate_request, &slot.validate_response,
@@ -128,7 +147,8 @@ class GrpcConnection {
     if (!status.ok()) {
       code = ErrorCode(status, *slot.context);
     } else if (config_.op == Operation::kValidate && !slot.validate_response.valid()) {
-      code = slot.validate_response.error().code().empty() ? "invalid" : slot.validate_response.error().code();
+      code = slot.validate_response.error().code().empty() ? "invalid"
+                                                           : slot.validate_response.error().code();
     }
     stats_.Record(state_.window, slot.intended, slot.sent, done, code);
     bool again = false;
@@ -169,7 +189,9 @@ class GrpcConnection {
 
 bool RunGrpcLoad(LoadState& state, std::string* error) {
   const LoadConfig& config = state.config;
-  const std::string target = (config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host) + ":" + config.port;
+  const std::string target =
+      (config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host) + ":" +
+      config.port;
   std::vector<std::unique_ptr<GrpcConnection>> connections;
   for (int i = 0; i < config.connections; ++i) {
     grpc::ChannelArguments args;

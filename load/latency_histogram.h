@@ -46,7 +46,8 @@ class LatencyHistogram {
   // as the top of its bucket (HdrHistogram's "highest equivalent value"), never above max.
   uint64_t ValueAtQuantile(double q) const {
     if (count_ == 0) return 0;
-    const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_))));
+    const uint64_t rank =
+        std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_))));
     uint64_t seen = 0;
     for (int i = 0; i < kCounters; ++i) {
       seen += counts_[i];

@@ -27,13 +27,13 @@ struct LoadConfig {
   std::string host = "127.0.0.1";
   std::string port = "50051";
   int connections = 1;
-  int inflight = 1;       // requests in flight per connection
+  int inflight = 1;  // requests in flight per connection
   Mode mode = Mode::kClosed;
-  double rate = 0;        // open loop: requests per second, all connections together
+  double rate = 0;  // open loop: requests per second, all connections together
   double duration_s = 10;
   double warmup_s = 1;
-  double drain_s = 5;     // after the end: how long answers to requests already sent are awaited
-  int io_threads = 1;     // TCP: Asio threads
+  double drain_s = 5;  // after the end: how long answers to requests already sent are awaited
+  int io_threads = 1;  // TCP: Asio threads
   Operation op = Operation::kTranscode;
   codec::Format from = codec::Format::kJson;
   codec::Format to = codec::Format::kCbor;
@@ -46,13 +46,16 @@ struct LoadConfig {
 // waited before being sent (open loop, all slots busy) is part of its latency.
 struct RunWindow {
   Clock::time_point start, measure_from, stop;
-  bool Measured(Clock::time_point intended) const { return intended >= measure_from && intended < stop; }
+  bool Measured(Clock::time_point intended) const {
+    return intended >= measure_from && intended < stop;
+  }
 };
 
 // Open loop: request j (over all connections, j % N is the connection) is due at
 // start + j / rate. A fixed schedule, so a slow answer never delays the next send.
 inline Clock::time_point IntendedTime(const RunWindow& w, double rate, uint64_t j) {
-  return w.start + std::chrono::nanoseconds(static_cast<int64_t>(std::llround(static_cast<double>(j) * 1e9 / rate)));
+  return w.start + std::chrono::nanoseconds(
+                       static_cast<int64_t>(std::llround(static_cast<double>(j) * 1e9 / rate)));
 }
 
 // What one connection saw. Recorded from whatever thread completes a request (gRPC
@@ -60,9 +63,10 @@ inline Clock::time_point IntendedTime(const RunWindow& w, double rate, uint64_t 
 // uncontended in practice.
 class ConnectionStats {
  public:
-  void Record(const RunWindow& w, Clock::time_point intended, Clock::time_point sent, Clock::time_point done,
-              std::string_view error_code) {
-    const uint64_t ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(done - intended).count());
+  void Record(const RunWindow& w, Clock::time_point intended, Clock::time_point sent,
+              Clock::time_point done, std::string_view error_code) {
+    const uint64_t ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(done - intended).count());
     const bool measured = w.Measured(intended);
     std::lock_guard<std::mutex> lock(mu_);
     ++completed_;
@@ -80,7 +84,8 @@ class ConnectionStats {
       ++errors_[std::string(error_code)];
     }
     if (sent > intended) {
-      send_lag_.Record(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(sent - intended).count()));
+      send_lag_.Record(static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(sent - intended).count()));
     } else {
       send_lag_.Record(0);
     }
@@ -109,7 +114,7 @@ class ConnectionStats {
 
   struct Totals {
     uint64_t ok = 0;
-    uint64_t completed = 0;     // every answer, warm-up and drain included
+    uint64_t completed = 0;  // every answer, warm-up and drain included
     std::map<std::string, uint64_t> errors;
     LatencyHistogram latency;   // of successful measured requests
     LatencyHistogram send_lag;  // sent - intended, every measured request
@@ -134,13 +139,16 @@ class ConnectionStats {
 // progress printer.
 struct LoadState {
   explicit LoadState(const LoadConfig& c) : config(c) {
-    for (int i = 0; i < c.connections; ++i) connections.push_back(std::make_unique<ConnectionStats>());
+    for (int i = 0; i < c.connections; ++i)
+      connections.push_back(std::make_unique<ConnectionStats>());
   }
   void Begin() {
     const Clock::time_point now = Clock::now();
     window.start = now;
-    window.measure_from = now + std::chrono::nanoseconds(static_cast<int64_t>(config.warmup_s * 1e9));
-    window.stop = window.measure_from + std::chrono::nanoseconds(static_cast<int64_t>(config.duration_s * 1e9));
+    window.measure_from =
+        now + std::chrono::nanoseconds(static_cast<int64_t>(config.warmup_s * 1e9));
+    window.stop = window.measure_from +
+                  std::chrono::nanoseconds(static_cast<int64_t>(config.duration_s * 1e9));
     started.store(true, std::memory_order_release);
   }
   Clock::time_point DrainDeadline() const {

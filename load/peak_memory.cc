@@ -10,8 +10,9 @@
 // transcoded into that format by rosetta, outside the measurement. The transcode runs
 // twice in the process, each into a new OutputBuffer: the first run also makes the
 // per-thread simdjson parser's buffers resident, the second reuses them (a server's
-// steady state); first_run_extra is the difference. Each run's peak is measured from a reset high-water mark: writing "5"
-// to /proc/self/clear_refs resets VmHWM (and getrusage's ru_maxrss) to the current RSS.
+// steady state); first_run_extra is the difference. Each run's peak is measured from a reset
+// high-water mark: writing "5" to /proc/self/clear_refs resets VmHWM (and getrusage's ru_maxrss) to
+// the current RSS.
 
 #include <malloc.h>
 #include <sys/resource.h>
@@ -103,7 +104,9 @@ Run Measure(const TranscodeRequest& request) {
 }
 
 int Usage() {
-  std::fprintf(stderr, "usage: rosetta_peak_memory --from FMT --to FMT [--raw] [--allow-duplicate-keys] FILE\n");
+  std::fprintf(
+      stderr,
+      "usage: rosetta_peak_memory --from FMT --to FMT [--raw] [--allow-duplicate-keys] FILE\n");
   return 2;
 }
 
@@ -182,20 +185,28 @@ int main(int argc, char** argv) {
     }
   }
   const uint64_t kSlack = 64 * 1024;
-  const uint64_t first_run_extra = first.Delta() > second.Delta() ? first.Delta() - second.Delta() : 0;
+  const uint64_t first_run_extra =
+      first.Delta() > second.Delta() ? first.Delta() - second.Delta() : 0;
   std::printf(
       "file=%s from=%s to=%s input_bytes=%zu output_bytes=%llu output_capacity=%llu "
       "budget_peak_bytes=%llu budget_allocated_bytes=%llu "
       "rss_delta_first=%llu rss_delta_second=%llu first_run_extra=%llu "
-      "second_minus_output=%lld bound_output_plus_64k=%llu within_bound=%s duplicate_keys=%s method=%s\n",
-      path, std::string(rosetta::codec::FormatName(*from)).c_str(), std::string(rosetta::codec::FormatName(*to)).c_str(),
-      input_size, static_cast<unsigned long long>(second.output_bytes),
-      static_cast<unsigned long long>(second.output_capacity), static_cast<unsigned long long>(second.stats.peak_bytes),
-      static_cast<unsigned long long>(second.stats.allocated_bytes), static_cast<unsigned long long>(first.Delta()),
-      static_cast<unsigned long long>(second.Delta()), static_cast<unsigned long long>(first_run_extra),
+      "second_minus_output=%lld bound_output_plus_64k=%llu within_bound=%s duplicate_keys=%s "
+      "method=%s\n",
+      path, std::string(rosetta::codec::FormatName(*from)).c_str(),
+      std::string(rosetta::codec::FormatName(*to)).c_str(), input_size,
+      static_cast<unsigned long long>(second.output_bytes),
+      static_cast<unsigned long long>(second.output_capacity),
+      static_cast<unsigned long long>(second.stats.peak_bytes),
+      static_cast<unsigned long long>(second.stats.allocated_bytes),
+      static_cast<unsigned long long>(first.Delta()),
+      static_cast<unsigned long long>(second.Delta()),
+      static_cast<unsigned long long>(first_run_extra),
       static_cast<long long>(second.Delta()) - static_cast<long long>(second.output_bytes),
       static_cast<unsigned long long>(second.output_bytes + kSlack),
-      second.Delta() <= second.output_bytes + kSlack ? "yes" : "no", allow_duplicate_keys ? "allowed" : "refused",
-      first.reset && second.reset ? "VmHWM after clear_refs" : "ru_maxrss (clear_refs unavailable)");
+      second.Delta() <= second.output_bytes + kSlack ? "yes" : "no",
+      allow_duplicate_keys ? "allowed" : "refused",
+      first.reset && second.reset ? "VmHWM after clear_refs"
+                                  : "ru_maxrss (clear_refs unavailable)");
   return 0;
 }

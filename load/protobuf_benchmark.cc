@@ -49,7 +49,9 @@ rosetta::test::LogRecord Record(int i) {
   host.append("db-").append(std::to_string(i % 64)).append(".eu-west-1");
   (*r.mutable_attributes())["service"] = "storage";
   (*r.mutable_attributes())["region"] = "eu-west-1";
-  (*r.mutable_attributes())["request_id"].append("9f86d081884c").append(std::to_string(1000 + i % 9000));
+  (*r.mutable_attributes())["request_id"]
+      .append("9f86d081884c")
+      .append(std::to_string(1000 + i % 9000));
   r.set_trace_id(4611686018427387904 + i * 7919ll);
   r.set_span_id(1234567890123 + i);
   r.set_duration_ms(12.75 + (i % 100) * 0.5);
@@ -74,7 +76,8 @@ const Inputs& TheInputs() {
       std::fprintf(stderr, "%s\n", error.c_str());
       std::exit(2);
     }
-    in->resolver.reset(pb::util::NewTypeResolverForDescriptorPool(kTypeUrlPrefix, pb::DescriptorPool::generated_pool()));
+    in->resolver.reset(pb::util::NewTypeResolverForDescriptorPool(
+        kTypeUrlPrefix, pb::DescriptorPool::generated_pool()));
     rosetta::test::LogRecord record = Record(0);
     rosetta::test::LogBatch batch;
     for (int i = 0; i < kBatch; ++i) *batch.add_records() = Record(i);
@@ -98,13 +101,15 @@ std::string TypeUrl(const char* type) {
 void Report(benchmark::State& state, size_t input_bytes, int messages) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * input_bytes));
   state.counters["per_msg"] = benchmark::Counter(
-      static_cast<double>(messages), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+      static_cast<double>(messages),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
   state.counters["input_bytes"] = static_cast<double>(input_bytes);
 }
 
 // --- JSON -> protobuf ----------------------------------------------------------------------
 
-void Rosetta(benchmark::State& state, Format from, Format to, const std::string& input, const char* type, int messages) {
+void Rosetta(benchmark::State& state, Format from, Format to, const std::string& input,
+             const char* type, int messages) {
   const Inputs& in = TheInputs();
   rosetta::codec::TranscodeRequest request;
   request.from = from;
@@ -126,10 +131,12 @@ void Rosetta(benchmark::State& state, Format from, Format to, const std::string&
 }
 
 void BM_JsonToProtobuf_Rosetta_Record(benchmark::State& state) {
-  Rosetta(state, Format::kJson, Format::kProtobuf, TheInputs().record_json, "rosetta.test.LogRecord", 1);
+  Rosetta(state, Format::kJson, Format::kProtobuf, TheInputs().record_json,
+          "rosetta.test.LogRecord", 1);
 }
 void BM_JsonToProtobuf_Rosetta_Batch(benchmark::State& state) {
-  Rosetta(state, Format::kJson, Format::kProtobuf, TheInputs().batch_json, "rosetta.test.LogBatch", kBatch);
+  Rosetta(state, Format::kJson, Format::kProtobuf, TheInputs().batch_json, "rosetta.test.LogBatch",
+          kBatch);
 }
 
 template <class M>
@@ -154,7 +161,8 @@ void BM_JsonToProtobuf_LibprotobufMessage_Batch(benchmark::State& state) {
   LibprotobufJsonToMessage<rosetta::test::LogBatch>(state, TheInputs().batch_json, kBatch);
 }
 
-void LibprotobufJsonToBinary(benchmark::State& state, const std::string& json, const char* type, int messages) {
+void LibprotobufJsonToBinary(benchmark::State& state, const std::string& json, const char* type,
+                             int messages) {
   const std::string url = TypeUrl(type);
   std::string wire;
   for (auto _ : state) {
@@ -177,10 +185,12 @@ void BM_JsonToProtobuf_LibprotobufBinary_Batch(benchmark::State& state) {
 // --- protobuf -> JSON ----------------------------------------------------------------------
 
 void BM_ProtobufToJson_Rosetta_Record(benchmark::State& state) {
-  Rosetta(state, Format::kProtobuf, Format::kJson, TheInputs().record_wire, "rosetta.test.LogRecord", 1);
+  Rosetta(state, Format::kProtobuf, Format::kJson, TheInputs().record_wire,
+          "rosetta.test.LogRecord", 1);
 }
 void BM_ProtobufToJson_Rosetta_Batch(benchmark::State& state) {
-  Rosetta(state, Format::kProtobuf, Format::kJson, TheInputs().batch_wire, "rosetta.test.LogBatch", kBatch);
+  Rosetta(state, Format::kProtobuf, Format::kJson, TheInputs().batch_wire, "rosetta.test.LogBatch",
+          kBatch);
 }
 
 template <class M>
@@ -205,7 +215,8 @@ void BM_ProtobufToJson_LibprotobufMessage_Batch(benchmark::State& state) {
   LibprotobufMessageToJson<rosetta::test::LogBatch>(state, TheInputs().batch_wire, kBatch);
 }
 
-void LibprotobufBinaryToJson(benchmark::State& state, const std::string& wire, const char* type, int messages) {
+void LibprotobufBinaryToJson(benchmark::State& state, const std::string& wire, const char* type,
+                             int messages) {
   const std::string url = TypeUrl(type);
   std::string json;
   for (auto _ : state) {
@@ -254,7 +265,8 @@ void CheckAgreement() {
   expected.ParseFromString(in.batch_wire);
   if (!s.ok() || !from_json.ParseFromArray(out.data(), static_cast<int>(out.size())) ||
       !pb::util::MessageDifferencer::Equals(from_json, expected)) {
-    std::fprintf(stderr, "rosetta JSON -> protobuf disagrees with libprotobuf: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "rosetta JSON -> protobuf disagrees with libprotobuf: %s\n",
+                 s.ToString().c_str());
     std::exit(1);
   }
   r.from = Format::kProtobuf;
@@ -265,11 +277,15 @@ void CheckAgreement() {
   rosetta::test::LogBatch from_wire;
   if (!s.ok() || !pb::util::JsonStringToMessage(std::string(out.view()), &from_wire).ok() ||
       !pb::util::MessageDifferencer::Equals(from_wire, expected)) {
-    std::fprintf(stderr, "rosetta protobuf -> JSON disagrees with libprotobuf: %s\n", s.ToString().c_str());
+    std::fprintf(stderr, "rosetta protobuf -> JSON disagrees with libprotobuf: %s\n",
+                 s.ToString().c_str());
     std::exit(1);
   }
-  std::fprintf(stderr, "record: %zu bytes protobuf, %zu bytes JSON; batch of %d: %zu bytes protobuf, %zu bytes JSON\n",
-               in.record_wire.size(), in.record_json.size(), kBatch, in.batch_wire.size(), in.batch_json.size());
+  std::fprintf(stderr,
+               "record: %zu bytes protobuf, %zu bytes JSON; batch of %d: %zu bytes protobuf, %zu "
+               "bytes JSON\n",
+               in.record_wire.size(), in.record_json.size(), kBatch, in.batch_wire.size(),
+               in.batch_json.size());
 }
 
 }  // namespace

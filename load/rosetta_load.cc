@@ -32,16 +32,19 @@ constexpr char kUsage[] =
     "usage: rosetta-load [OPTIONS]\n"
     "  --transport grpc|tcp        default grpc\n"
     "  --address HOST:PORT         default 127.0.0.1:50051 (grpc), 127.0.0.1:50052 (tcp)\n"
-    "  --connections N             connections (gRPC: channels, each its own connection); default 1\n"
+    "  --connections N             connections (gRPC: channels, each its own connection); default "
+    "1\n"
     "  --inflight K                requests in flight per connection (TCP: pipelined); default 1\n"
-    "  --mode closed|open          closed: maximum throughput; open: --rate R requests/s in all; default closed\n"
+    "  --mode closed|open          closed: maximum throughput; open: --rate R requests/s in all; "
+    "default closed\n"
     "  --rate R                    open loop: requests per second, all connections together\n"
     "  --duration S                measured seconds; default 10\n"
     "  --warmup S                  seconds run before measuring; default 1\n"
     "  --drain S                   after the end, seconds to wait for answers; default 5\n"
     "  --payload FILE | --dataset NAME [--dataset-dir DIR]\n"
     "                              NAME: log log_1k mesh minecraft_savedata mk48, read from\n"
-    "                              DIR/NAME.EXT (EXT of --from); DIR: $ROSETTA_DATASETS or ./datasets\n"
+    "                              DIR/NAME.EXT (EXT of --from); DIR: $ROSETTA_DATASETS or "
+    "./datasets\n"
     "  --from FMT --to FMT         json cbor msgpack protobuf; default json -> cbor\n"
     "  --message-type NAME         protobuf message type (default for a data set: its own)\n"
     "  --op transcode|validate     default transcode\n"
@@ -59,7 +62,8 @@ double ParseDouble(std::string_view flag, const char* text, double min) {
   char* end = nullptr;
   errno = 0;
   const double v = std::strtod(text, &end);
-  if (errno || end == text || *end != '\0' || !(v >= min)) Usage(std::string(flag) + ": bad value '" + text + "'");
+  if (errno || end == text || *end != '\0' || !(v >= min))
+    Usage(std::string(flag) + ": bad value '" + text + "'");
   return v;
 }
 
@@ -67,7 +71,8 @@ int ParseInt(std::string_view flag, const char* text) {
   int v = 0;
   std::string_view s(text);
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || v < 1) Usage(std::string(flag) + " needs a positive integer");
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || v < 1)
+    Usage(std::string(flag) + " needs a positive integer");
   return v;
 }
 
@@ -90,7 +95,8 @@ bool ReadFile(const std::string& path, std::string* out) {
 double CpuSeconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 double Us(uint64_t ns) { return static_cast<double>(ns) / 1e3; }
@@ -135,9 +141,12 @@ Options ParseOptions(int argc, char** argv) {
       std::exit(0);
     } else if (a == "--transport") {
       std::string_view v = value();
-      if (v == "grpc") c.transport = Transport::kGrpc;
-      else if (v == "tcp") c.transport = Transport::kTcp;
-      else Usage("--transport: grpc or tcp");
+      if (v == "grpc")
+        c.transport = Transport::kGrpc;
+      else if (v == "tcp")
+        c.transport = Transport::kTcp;
+      else
+        Usage("--transport: grpc or tcp");
     } else if (a == "--address") {
       address = value();
     } else if (a == "--connections") {
@@ -146,9 +155,12 @@ Options ParseOptions(int argc, char** argv) {
       c.inflight = ParseInt(a, value());
     } else if (a == "--mode") {
       std::string_view v = value();
-      if (v == "closed") c.mode = Mode::kClosed;
-      else if (v == "open") c.mode = Mode::kOpen;
-      else Usage("--mode: closed or open");
+      if (v == "closed")
+        c.mode = Mode::kClosed;
+      else if (v == "open")
+        c.mode = Mode::kOpen;
+      else
+        Usage("--mode: closed or open");
     } else if (a == "--rate") {
       c.rate = ParseDouble(a, value(), 0);
     } else if (a == "--duration") {
@@ -172,9 +184,12 @@ Options ParseOptions(int argc, char** argv) {
       c.message_type = value();
     } else if (a == "--op") {
       std::string_view v = value();
-      if (v == "transcode") c.op = Operation::kTranscode;
-      else if (v == "validate") c.op = Operation::kValidate;
-      else Usage("--op: transcode or validate");
+      if (v == "transcode")
+        c.op = Operation::kTranscode;
+      else if (v == "validate")
+        c.op = Operation::kValidate;
+      else
+        Usage("--op: transcode or validate");
     } else if (a == "--threads") {
       c.io_threads = ParseInt(a, value());
     } else if (a == "--json") {
@@ -188,14 +203,18 @@ Options ParseOptions(int argc, char** argv) {
   if (c.op == Operation::kValidate && have_to) Usage("--op validate reads --from only");
   if (c.mode == Mode::kOpen && c.rate <= 0) Usage("--mode open needs --rate R > 0");
   if (c.mode == Mode::kClosed && c.rate > 0) Usage("--rate is for --mode open");
-  if (payload_file.empty() == dataset.empty()) Usage("give one of --payload FILE or --dataset NAME");
+  if (payload_file.empty() == dataset.empty())
+    Usage("give one of --payload FILE or --dataset NAME");
 
-  if (address.empty()) address = c.transport == Transport::kGrpc ? "127.0.0.1:50051" : "127.0.0.1:50052";
+  if (address.empty())
+    address = c.transport == Transport::kGrpc ? "127.0.0.1:50051" : "127.0.0.1:50052";
   const size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size()) Usage("--address needs HOST:PORT");
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
+    Usage("--address needs HOST:PORT");
   c.host = address.substr(0, colon);
   c.port = address.substr(colon + 1);
-  if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']') c.host = c.host.substr(1, c.host.size() - 2);
+  if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']')
+    c.host = c.host.substr(1, c.host.size() - 2);
 
   if (!dataset.empty()) {
     const rosetta::load::DatasetInfo* info = rosetta::load::FindDataset(dataset);
@@ -204,13 +223,16 @@ Options ParseOptions(int argc, char** argv) {
       const char* env = std::getenv("ROSETTA_DATASETS");
       dataset_dir = env && *env ? env : "datasets";
     }
-    payload_file = dataset_dir + "/" + dataset + "." + std::string(rosetta::load::DatasetExtension(c.from));
-    const bool protobuf = c.from == rosetta::codec::Format::kProtobuf ||
-                          (c.op == Operation::kTranscode && c.to == rosetta::codec::Format::kProtobuf);
+    payload_file =
+        dataset_dir + "/" + dataset + "." + std::string(rosetta::load::DatasetExtension(c.from));
+    const bool protobuf =
+        c.from == rosetta::codec::Format::kProtobuf ||
+        (c.op == Operation::kTranscode && c.to == rosetta::codec::Format::kProtobuf);
     if (protobuf && c.message_type.empty()) c.message_type = info->message_type;
   }
   if (!ReadFile(payload_file, &c.payload)) {
-    std::fprintf(stderr, "rosetta-load: cannot read %s: %s\n", payload_file.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "rosetta-load: cannot read %s: %s\n", payload_file.c_str(),
+                 std::strerror(errno));
     std::exit(2);
   }
   o.payload_source = payload_file;
@@ -221,11 +243,15 @@ std::string Describe(const LoadConfig& c) {
   std::string s = c.transport == Transport::kGrpc ? "grpc " : "tcp ";
   s += c.host + ":" + c.port + " ";
   s += c.op == Operation::kTranscode
-           ? "transcode " + std::string(rosetta::codec::FormatName(c.from)) + "->" + std::string(rosetta::codec::FormatName(c.to))
+           ? "transcode " + std::string(rosetta::codec::FormatName(c.from)) + "->" +
+                 std::string(rosetta::codec::FormatName(c.to))
            : "validate " + std::string(rosetta::codec::FormatName(c.from));
   s += ", " + std::to_string(c.payload.size()) + "-byte payload, ";
-  s += c.mode == Mode::kClosed ? "closed loop" : "open loop at " + std::to_string(static_cast<long long>(c.rate)) + " req/s";
-  s += ", " + std::to_string(c.connections) + " connection(s) x " + std::to_string(c.inflight) + " in flight";
+  s += c.mode == Mode::kClosed
+           ? "closed loop"
+           : "open loop at " + std::to_string(static_cast<long long>(c.rate)) + " req/s";
+  s += ", " + std::to_string(c.connections) + " connection(s) x " + std::to_string(c.inflight) +
+       " in flight";
   return s;
 }
 
@@ -236,12 +262,15 @@ void PrintProgress(LoadState& state, Clock::time_point from, Clock::time_point t
   const double since_start_s = std::chrono::duration<double>(to - state.window.start).count();
   const double interval_s = std::chrono::duration<double>(to - from).count();
   const LatencyHistogram& h = iv.latency;
-  std::fprintf(stderr,
-               "[%6.1fs] %-7s %9.0f req/s  ok %-9llu errors %-6llu p50 %8.1f us  p99 %8.1f us  max %9.1f us  in flight %lld%s\n",
-               since_start_s, warm ? "warmup" : "measure", static_cast<double>(iv.ok + iv.errors) / interval_s,
-               static_cast<unsigned long long>(iv.ok), static_cast<unsigned long long>(iv.errors), Us(h.ValueAtQuantile(0.5)),
-               Us(h.ValueAtQuantile(0.99)), Us(h.max()), static_cast<long long>(state.in_flight.load()),
-               state.backlog.load() > 0 ? (" backlog " + std::to_string(state.backlog.load())).c_str() : "");
+  std::fprintf(
+      stderr,
+      "[%6.1fs] %-7s %9.0f req/s  ok %-9llu errors %-6llu p50 %8.1f us  p99 %8.1f us  max %9.1f us "
+      " in flight %lld%s\n",
+      since_start_s, warm ? "warmup" : "measure",
+      static_cast<double>(iv.ok + iv.errors) / interval_s, static_cast<unsigned long long>(iv.ok),
+      static_cast<unsigned long long>(iv.errors), Us(h.ValueAtQuantile(0.5)),
+      Us(h.ValueAtQuantile(0.99)), Us(h.max()), static_cast<long long>(state.in_flight.load()),
+      state.backlog.load() > 0 ? (" backlog " + std::to_string(state.backlog.load())).c_str() : "");
 }
 
 }  // namespace
@@ -255,7 +284,8 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::atomic<bool> done{false};
   std::thread driver([&] {
-    ok = c.transport == Transport::kGrpc ? rosetta::load::RunGrpcLoad(state, &error) : rosetta::load::RunTcpLoad(state, &error);
+    ok = c.transport == Transport::kGrpc ? rosetta::load::RunGrpcLoad(state, &error)
+                                         : rosetta::load::RunTcpLoad(state, &error);
     done.store(true);
   });
   if (!options.quiet) std::fprintf(stderr, "rosetta-load: %s\n", Describe(c).c_str());
@@ -296,29 +326,37 @@ int main(int argc, char** argv) {
 
   std::printf("rosetta-load: %s\n", Describe(c).c_str());
   std::printf("  measured     %.1f s (after %.1f s warm-up)\n", seconds, c.warmup_s);
-  std::printf("  ok           %llu requests, %.1f req/s, %.2f MB/s of payload\n", static_cast<unsigned long long>(t.ok),
-              throughput, throughput * static_cast<double>(c.payload.size()) / 1e6);
+  std::printf("  ok           %llu requests, %.1f req/s, %.2f MB/s of payload\n",
+              static_cast<unsigned long long>(t.ok), throughput,
+              throughput * static_cast<double>(c.payload.size()) / 1e6);
   std::printf("  errors       %llu", static_cast<unsigned long long>(errors));
-  for (const auto& [code, n] : t.errors) std::printf("  %s=%llu", code.c_str(), static_cast<unsigned long long>(n));
-  std::printf("\n  latency us   p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f%s\n", Us(h.ValueAtQuantile(0.5)),
-              Us(h.ValueAtQuantile(0.9)), Us(h.ValueAtQuantile(0.99)), Us(h.ValueAtQuantile(0.999)), Us(h.max()),
-              h.mean() / 1e3, c.mode == Mode::kOpen ? " (from intended send time)" : "");
+  for (const auto& [code, n] : t.errors)
+    std::printf("  %s=%llu", code.c_str(), static_cast<unsigned long long>(n));
+  std::printf("\n  latency us   p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  max %.1f  mean %.1f%s\n",
+              Us(h.ValueAtQuantile(0.5)), Us(h.ValueAtQuantile(0.9)), Us(h.ValueAtQuantile(0.99)),
+              Us(h.ValueAtQuantile(0.999)), Us(h.max()), h.mean() / 1e3,
+              c.mode == Mode::kOpen ? " (from intended send time)" : "");
   if (state.connections_lost > 0) {
-    std::printf("  connections  %d of %d lost (first: %s)\n", state.connections_lost, c.connections, state.lost_reason.c_str());
+    std::printf("  connections  %d of %d lost (first: %s)\n", state.connections_lost, c.connections,
+                state.lost_reason.c_str());
   }
   if (c.mode == Mode::kOpen) {
-    std::printf("  open loop    offered %.0f req/s, completed %.1f req/s; send lag (sent - intended) p50 %.1f us p99 %.1f us\n",
-                offered, static_cast<double>(t.ok + errors) / seconds, Us(t.send_lag.ValueAtQuantile(0.5)),
-                Us(t.send_lag.ValueAtQuantile(0.99)));
+    std::printf(
+        "  open loop    offered %.0f req/s, completed %.1f req/s; send lag (sent - intended) p50 "
+        "%.1f us p99 %.1f us\n",
+        offered, static_cast<double>(t.ok + errors) / seconds, Us(t.send_lag.ValueAtQuantile(0.5)),
+        Us(t.send_lag.ValueAtQuantile(0.99)));
   }
 
   if (!options.json_out.empty()) {
     std::string j = "{\n";
     j += "  \"transport\": " + JsonString(c.transport == Transport::kGrpc ? "grpc" : "tcp") + ",\n";
     j += "  \"address\": " + JsonString(c.host + ":" + c.port) + ",\n";
-    j += "  \"op\": " + JsonString(c.op == Operation::kTranscode ? "transcode" : "validate") + ",\n";
+    j +=
+        "  \"op\": " + JsonString(c.op == Operation::kTranscode ? "transcode" : "validate") + ",\n";
     j += "  \"from\": " + JsonString(rosetta::codec::FormatName(c.from)) + ",\n";
-    j += "  \"to\": " + JsonString(c.op == Operation::kTranscode ? rosetta::codec::FormatName(c.to) : "") + ",\n";
+    j += "  \"to\": " +
+         JsonString(c.op == Operation::kTranscode ? rosetta::codec::FormatName(c.to) : "") + ",\n";
     j += "  \"message_type\": " + JsonString(c.message_type) + ",\n";
     j += "  \"payload\": " + JsonString(options.payload_source) + ",\n";
     j += "  \"payload_bytes\": " + std::to_string(c.payload.size()) + ",\n";
@@ -342,12 +380,17 @@ int main(int argc, char** argv) {
     j += "  \"throughput_rps\": " + std::to_string(throughput) + ",\n";
     j += "  \"completed_all\": " + std::to_string(t.completed) + ",\n";
     j += "  \"cpu_s\": " + std::to_string(CpuSeconds()) + ",\n";
-    j += "  \"completed_rps\": " + std::to_string(static_cast<double>(t.ok + errors) / seconds) + ",\n";
+    j += "  \"completed_rps\": " + std::to_string(static_cast<double>(t.ok + errors) / seconds) +
+         ",\n";
     j += "  \"latency_us\": {";
-    for (int i = 0; i < 4; ++i) j += "\"" + std::string(names[i]) + "\": " + std::to_string(Us(h.ValueAtQuantile(quantiles[i]))) + ", ";
-    j += "\"max\": " + std::to_string(Us(h.max())) + ", \"mean\": " + std::to_string(h.mean() / 1e3) + "},\n";
+    for (int i = 0; i < 4; ++i)
+      j += "\"" + std::string(names[i]) +
+           "\": " + std::to_string(Us(h.ValueAtQuantile(quantiles[i]))) + ", ";
+    j += "\"max\": " + std::to_string(Us(h.max())) +
+         ", \"mean\": " + std::to_string(h.mean() / 1e3) + "},\n";
     j += "  \"send_lag_us\": {\"p50\": " + std::to_string(Us(t.send_lag.ValueAtQuantile(0.5))) +
-         ", \"p99\": " + std::to_string(Us(t.send_lag.ValueAtQuantile(0.99))) + ", \"max\": " + std::to_string(Us(t.send_lag.max())) + "}\n";
+         ", \"p99\": " + std::to_string(Us(t.send_lag.ValueAtQuantile(0.99))) +
+         ", \"max\": " + std::to_string(Us(t.send_lag.max())) + "}\n";
     j += "}\n";
     std::ofstream out(options.json_out, std::ios::binary);
     out << j;

@@ -33,8 +33,8 @@ std::string FrameTemplate(const LoadConfig& c) {
   const size_t body = 10 + c.message_type.size() + c.payload.size();
   std::string f(4 + 10, '\0');
   SetBe32(f.data(), static_cast<uint32_t>(body));
-  f[4] = 1;                                              // version
-  f[5] = c.op == Operation::kTranscode ? 1 : 2;          // op
+  f[4] = 1;                                      // version
+  f[5] = c.op == Operation::kTranscode ? 1 : 2;  // op
   f[10] = static_cast<char>(c.from);
   f[11] = static_cast<char>(c.op == Operation::kTranscode ? c.to : c.from);
   f[12] = static_cast<char>(c.message_type.size() >> 8);
@@ -45,14 +45,22 @@ std::string FrameTemplate(const LoadConfig& c) {
 }
 
 std::string StatusName(uint8_t status) {
-  if (status < codec::kErrorCodeCount) return std::string(codec::CodeName(static_cast<codec::ErrorCode>(status)));
+  if (status < codec::kErrorCodeCount)
+    return std::string(codec::CodeName(static_cast<codec::ErrorCode>(status)));
   return "status_" + std::to_string(status);
 }
 
 class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
  public:
-  TcpConnection(asio::io_context& io, LoadState& state, ConnectionStats& stats, int index, const std::string& frame)
-      : socket_(io), timer_(io), state_(state), config_(state.config), stats_(stats), index_(index), frame_(frame) {}
+  TcpConnection(asio::io_context& io, LoadState& state, ConnectionStats& stats, int index,
+                const std::string& frame)
+      : socket_(io),
+        timer_(io),
+        state_(state),
+        config_(state.config),
+        stats_(stats),
+        index_(index),
+        frame_(frame) {}
 
   tcp::socket& socket() { return socket_; }
 
@@ -103,7 +111,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
       }
       if (t > now) {
         timer_.expires_at(t);
-        timer_.async_wait([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
+        timer_.async_wait(
+            [self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
         break;
       }
       next_j_ += n;
@@ -121,19 +130,22 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     if (writing_ || out_.empty() || closed_) return;
     std::swap(out_, sending_);
     writing_ = true;
-    asio::async_write(socket_, asio::buffer(sending_), [self = shared_from_this()](boost::system::error_code ec, size_t) {
-      self->writing_ = false;
-      if (ec) return self->Lost("write: " + ec.message());
-      self->sending_.clear();
-      self->Flush();
-    });
+    asio::async_write(socket_, asio::buffer(sending_),
+                      [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                        self->writing_ = false;
+                        if (ec) return self->Lost("write: " + ec.message());
+                        self->sending_.clear();
+                        self->Flush();
+                      });
   }
 
   void DoRead() {
     if (closed_) return;
     if (in_.size() - in_len_ < 4096) in_.resize(std::max<size_t>(in_.size() * 2, 64 << 10));
     socket_.async_read_some(asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
-                            [self = shared_from_this()](boost::system::error_code ec, size_t n) { self->OnRead(ec, n); });
+                            [self = shared_from_this()](boost::system::error_code ec, size_t n) {
+                              self->OnRead(ec, n);
+                            });
   }
 
   void OnRead(boost::system::error_code ec, size_t n) {
@@ -145,12 +157,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
       const size_t len = Be32(in_.data() + at);
       if (len < 6) return Lost("protocol: response frame of " + std::to_string(len) + " bytes");
       if (in_len_ - at < 4 + len) {
-        if (in_.size() < 4 + len) in_.resize(4 + len + (64 << 10));  // room for the rest of this frame
+        if (in_.size() < 4 + len)
+          in_.resize(4 + len + (64 << 10));  // room for the rest of this frame
         break;
       }
       const char* body = in_.data() + at + 4;
       at += 4 + len;
-      if (OnResponse(static_cast<uint8_t>(body[1]), Be32(body + 2), std::string_view(body + 6, len - 6))) return;
+      if (OnResponse(static_cast<uint8_t>(body[1]), Be32(body + 2),
+                     std::string_view(body + 6, len - 6)))
+        return;
     }
     std::memmove(in_.data(), in_.data() + at, in_len_ - at);
     in_len_ -= at;
@@ -169,12 +184,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
         pending_.pop_front();
         state_.in_flight.fetch_sub(1);
       }
-      Lost(status ? std::string(data) : "protocol: answer to request " + std::to_string(id) + " out of order");
+      Lost(status ? std::string(data)
+                  : "protocol: answer to request " + std::to_string(id) + " out of order");
       return true;
     }
     const Pending p = pending_.front();
     pending_.pop_front();
-    stats_.Record(state_.window, p.intended, p.sent, done, status ? StatusName(status) : std::string());
+    stats_.Record(state_.window, p.intended, p.sent, done,
+                  status ? StatusName(status) : std::string());
     if (config_.mode == Mode::kClosed) {
       if (done < state_.window.stop) Send(done);
     } else if (!backlog_.empty()) {
@@ -188,7 +205,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   }
 
   bool MaybeFinish() {
-    const bool sending_done = config_.mode == Mode::kClosed ? Clock::now() >= state_.window.stop : schedule_done_;
+    const bool sending_done =
+        config_.mode == Mode::kClosed ? Clock::now() >= state_.window.stop : schedule_done_;
     if (!sending_done || !pending_.empty() || !backlog_.empty()) return false;
     Finish();
     return true;
@@ -198,8 +216,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void Lost(const std::string& why) {
     if (closed_) return;
     state_.ConnectionLost(why);
-    for (const Pending& p : pending_) stats_.RecordUnanswered(state_.window, p.intended, "connection_lost");
-    for (Clock::time_point t : backlog_) stats_.RecordUnanswered(state_.window, t, "connection_lost");
+    for (const Pending& p : pending_)
+      stats_.RecordUnanswered(state_.window, p.intended, "connection_lost");
+    for (Clock::time_point t : backlog_)
+      stats_.RecordUnanswered(state_.window, t, "connection_lost");
     Finish();
   }
 
@@ -251,11 +271,13 @@ bool RunTcpLoad(LoadState& state, std::string* error) {
   }
   std::vector<std::shared_ptr<TcpConnection>> connections;
   for (int i = 0; i < config.connections; ++i) {
-    auto c = std::make_shared<TcpConnection>(*ios[i % threads], state, *state.connections[i], i, frame);
+    auto c =
+        std::make_shared<TcpConnection>(*ios[i % threads], state, *state.connections[i], i, frame);
     asio::connect(c->socket(), endpoints, ec);
     if (!ec) c->socket().set_option(tcp::no_delay(true), ec);
     if (ec) {
-      *error = "cannot connect to " + config.host + ":" + config.port + " over TCP: " + ec.message();
+      *error =
+          "cannot connect to " + config.host + ":" + config.port + " over TCP: " + ec.message();
       return false;
     }
     connections.push_back(std::move(c));

@@ -12,7 +12,8 @@ PACKAGES=(
   libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
   python3 python3-grpcio python3-grpc-tools python3-protobuf grpc-proto  # examples, e2e, contract-check
-  clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers
+  clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers, the clang build
+  clang-format-14                                   # the format check (.clang-format)
   valgrind                                          # independent count behind the allocation metrics
 )
 missing=()

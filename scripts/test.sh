@@ -3,8 +3,10 @@
 #  1. Release build: every GoogleTest (codec, conformance, protobuf, service), the e2e tests
 #     against the real rosettad (Python clients, a real Prometheus, hostile traffic), the
 #     load smoke test, then ../shared/tools/contract-check as an outside client.
-#  2. The same suite built with ROSETTA_SANITIZE=address,undefined.
-#  3. Each libFuzzer target: its committed regression inputs and corpus replayed, then a
+#  2. Every C++ file formatted as .clang-format says; the whole tree (tests, service,
+#     benchmarks) built with clang-14 and -Werror too.
+#  3. The same suite built with ROSETTA_SANITIZE=address,undefined.
+#  4. Each libFuzzer target: its committed regression inputs and corpus replayed, then a
 #     fixed number of executions from a fixed seed (scripts/fuzz.sh --ci: reproducible).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +20,12 @@ ctest --test-dir build --output-on-failure -j "$JOBS"
 
 echo "== contract-check"
 ../shared/tools/contract-check build
+
+echo "== format (clang-format-14, .clang-format)"
+git ls-files '*.cc' '*.h' | xargs clang-format-14 --dry-run --Werror
+
+echo "== clang-14 build of everything (-Werror)"
+CC=clang-14 CXX=clang++-14 BUILD_DIR=build-clang scripts/build.sh -DROSETTA_BUILD_TESTS=ON -DROSETTA_BUILD_BENCHMARKS=ON
 
 echo "== sanitizers: address,undefined"
 BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo scripts/build.sh -DROSETTA_SANITIZE=address,undefined \

@@ -26,7 +26,8 @@ template <class T>
 bool ParseUint(std::string_view s, T* out, bool allow_zero = false) {
   T v{};
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty() || (!allow_zero && v == 0)) return false;
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty() || (!allow_zero && v == 0))
+    return false;
   *out = v;
   return true;
 }
@@ -34,25 +35,30 @@ bool ParseUint(std::string_view s, T* out, bool allow_zero = false) {
 bool ValidListen(std::string_view s) {
   size_t colon = s.rfind(':');
   uint32_t port;
-  return colon != std::string_view::npos && colon > 0 && ParseUint(s.substr(colon + 1), &port, true) && port <= 65535;
+  return colon != std::string_view::npos && colon > 0 &&
+         ParseUint(s.substr(colon + 1), &port, true) && port <= 65535;
 }
 
 template <class T>
 Option Uint(const char* name, const char* help, T ServiceConfig::*field, bool allow_zero = false) {
-  return {name, help, Option::kUint,
-          [field, allow_zero](ServiceConfig& c, std::string_view v) { return ParseUint(v, &(c.*field), allow_zero); }};
+  return {name, help, Option::kUint, [field, allow_zero](ServiceConfig& c, std::string_view v) {
+            return ParseUint(v, &(c.*field), allow_zero);
+          }};
 }
 // A server default limit, from its row of codec::kLimitTable: "max_depth" is --max-depth.
 Option Limit(const codec::LimitInfo& info) {
   std::string name(info.name);
   for (char& c : name) c = c == '_' ? '-' : c;
-  return {name, std::string(info.meaning) + (info.hard_cap < ~uint64_t{0} ? " (at most " + std::to_string(info.hard_cap) + ")" : ""),
-          Option::kUint, [&info](ServiceConfig& c, std::string_view v) {
-            uint64_t n;
-            if (!ParseUint(v, &n) || n > info.hard_cap) return false;
-            info.set(c.limits, n);
-            return true;
-          }};
+  return {
+      name,
+      std::string(info.meaning) +
+          (info.hard_cap < ~uint64_t{0} ? " (at most " + std::to_string(info.hard_cap) + ")" : ""),
+      Option::kUint, [&info](ServiceConfig& c, std::string_view v) {
+        uint64_t n;
+        if (!ParseUint(v, &n) || n > info.hard_cap) return false;
+        info.set(c.limits, n);
+        return true;
+      }};
 }
 Option Listen(const char* name, const char* help, std::string ServiceConfig::*field) {
   return {name, help, Option::kString, [field](ServiceConfig& c, std::string_view v) {
@@ -65,27 +71,34 @@ Option Listen(const char* name, const char* help, std::string ServiceConfig::*fi
 const std::vector<Option>& Options() {
   static const std::vector<Option> options = [] {
     std::vector<Option> all = {
-      Listen("grpc-listen", "gRPC listener HOST:PORT (port 0: any free port)", &ServiceConfig::grpc_listen),
-      Listen("tcp-listen", "TCP frame protocol listener HOST:PORT", &ServiceConfig::tcp_listen),
-      Listen("metrics-listen", "Prometheus /metrics listener HOST:PORT", &ServiceConfig::metrics_listen),
-      Uint("grpc-max-receive-bytes", "gRPC hard receive limit (0: 4 x max-input-bytes + 64 KiB)",
-           &ServiceConfig::grpc_max_receive_bytes, true),
-      Uint("io-threads", "TCP I/O threads (0: one per core)", &ServiceConfig::io_threads, true),
-      Uint("tcp-max-connections", "open TCP connections at most; more are closed at once",
-           &ServiceConfig::tcp_max_connections),
-      Uint("tcp-frame-timeout-ms", "a started frame must arrive whole within this", &ServiceConfig::tcp_frame_timeout_ms),
-      Uint("tcp-idle-timeout-ms", "a connection with no progress is closed after this", &ServiceConfig::tcp_idle_timeout_ms),
-      Uint("tcp-max-pending-bytes", "unsent response bytes above which a connection is not read",
-           &ServiceConfig::tcp_max_pending_bytes),
-      Uint("tcp-linger-ms", "after an error close, input is discarded this long", &ServiceConfig::tcp_linger_ms, true),
-      Uint("drain-timeout-ms", "on SIGTERM/SIGINT, in-flight requests get this long", &ServiceConfig::drain_timeout_ms),
-      Uint("request-metrics", "1: per-request metrics; 0: none (to measure their cost)", &ServiceConfig::request_metrics,
-           true),
-      {"descriptor-set", "protobuf FileDescriptorSet file or directory (repeatable)", Option::kList,
-       [](ServiceConfig& c, std::string_view v) {
-         c.descriptor_sets.emplace_back(v);
-         return !v.empty();
-       }},
+        Listen("grpc-listen", "gRPC listener HOST:PORT (port 0: any free port)",
+               &ServiceConfig::grpc_listen),
+        Listen("tcp-listen", "TCP frame protocol listener HOST:PORT", &ServiceConfig::tcp_listen),
+        Listen("metrics-listen", "Prometheus /metrics listener HOST:PORT",
+               &ServiceConfig::metrics_listen),
+        Uint("grpc-max-receive-bytes", "gRPC hard receive limit (0: 4 x max-input-bytes + 64 KiB)",
+             &ServiceConfig::grpc_max_receive_bytes, true),
+        Uint("io-threads", "TCP I/O threads (0: one per core)", &ServiceConfig::io_threads, true),
+        Uint("tcp-max-connections", "open TCP connections at most; more are closed at once",
+             &ServiceConfig::tcp_max_connections),
+        Uint("tcp-frame-timeout-ms", "a started frame must arrive whole within this",
+             &ServiceConfig::tcp_frame_timeout_ms),
+        Uint("tcp-idle-timeout-ms", "a connection with no progress is closed after this",
+             &ServiceConfig::tcp_idle_timeout_ms),
+        Uint("tcp-max-pending-bytes", "unsent response bytes above which a connection is not read",
+             &ServiceConfig::tcp_max_pending_bytes),
+        Uint("tcp-linger-ms", "after an error close, input is discarded this long",
+             &ServiceConfig::tcp_linger_ms, true),
+        Uint("drain-timeout-ms", "on SIGTERM/SIGINT, in-flight requests get this long",
+             &ServiceConfig::drain_timeout_ms),
+        Uint("request-metrics", "1: per-request metrics; 0: none (to measure their cost)",
+             &ServiceConfig::request_metrics, true),
+        {"descriptor-set", "protobuf FileDescriptorSet file or directory (repeatable)",
+         Option::kList,
+         [](ServiceConfig& c, std::string_view v) {
+           c.descriptor_sets.emplace_back(v);
+           return !v.empty();
+         }},
     };
     // The limits after the listeners, in their table's order.
     std::vector<Option> limits;
@@ -98,7 +111,8 @@ const std::vector<Option>& Options() {
 
 std::string EnvName(std::string_view name) {
   std::string env = "ROSETTA_";
-  for (char c : name) env += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char c : name)
+    env += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return env;
 }
 
@@ -179,7 +193,9 @@ std::string ConfigHelp() {
     line.resize(std::max<size_t>(line.size() + 1, 34), ' ');
     help += line + o.help + "  [env " + EnvName(o.name) + "]\n";
   }
-  help += "  --config FILE                   JSON file of settings\n  --help                          this text\n";
+  help +=
+      "  --config FILE                   JSON file of settings\n  --help                          "
+      "this text\n";
   return help;
 }
 
@@ -228,13 +244,15 @@ ConfigResult LoadConfig(int argc, char** argv, char** environ) {
   for (char** e = environ; e && *e; ++e) {
     std::string_view kv = *e;
     size_t eq = kv.find('=');
-    if (eq != std::string_view::npos && kv.starts_with("ROSETTA_")) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+    if (eq != std::string_view::npos && kv.starts_with("ROSETTA_"))
+      env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
   }
   for (const Option& o : Options()) {
     auto it = env.find(EnvName(o.name));
     if (it == env.end()) continue;
     if (o.type == Option::kList) config.descriptor_sets.clear();
-    if (!o.set(config, it->second)) return Error(EnvName(o.name) + ": bad value '" + it->second + "' (" + o.help + ")");
+    if (!o.set(config, it->second))
+      return Error(EnvName(o.name) + ": bad value '" + it->second + "' (" + o.help + ")");
   }
   bool list_cleared = false;
   for (auto& [option, value] : flags) {
@@ -243,7 +261,8 @@ ConfigResult LoadConfig(int argc, char** argv, char** environ) {
       list_cleared = true;
     }
     if (!option->set(config, value)) {
-      return Error("--" + std::string(option->name) + ": bad value '" + value + "' (" + option->help + ")");
+      return Error("--" + std::string(option->name) + ": bad value '" + value + "' (" +
+                   option->help + ")");
     }
   }
   return result;

@@ -20,19 +20,20 @@ struct ServiceConfig {
   // our code runs (and cannot be counted); those between max_input_bytes and it reach
   // the handler, which refuses and counts them. 0: 4 x max_input_bytes + 64 KiB.
   uint64_t grpc_max_receive_bytes = 0;
-  uint32_t io_threads = 0;              // TCP I/O threads; 0: one per core
+  uint32_t io_threads = 0;  // TCP I/O threads; 0: one per core
   uint64_t tcp_max_connections = 10000;
-  uint32_t tcp_frame_timeout_ms = 10000;   // a started frame must complete within this
-  uint32_t tcp_idle_timeout_ms = 60000;    // a connection without progress is closed after this
+  uint32_t tcp_frame_timeout_ms = 10000;     // a started frame must complete within this
+  uint32_t tcp_idle_timeout_ms = 60000;      // a connection without progress is closed after this
   uint64_t tcp_max_pending_bytes = 4 << 20;  // unsent responses above this stop reading
-  uint32_t tcp_linger_ms = 1000;           // after an error close: discard input this long
-  uint32_t drain_timeout_ms = 10000;       // SIGTERM: in-flight requests get this long
+  uint32_t tcp_linger_ms = 1000;             // after an error close: discard input this long
+  uint32_t drain_timeout_ms = 10000;         // SIGTERM: in-flight requests get this long
   std::vector<std::string> descriptor_sets;  // protobuf FileDescriptorSet files or directories
   uint32_t request_metrics = 1;  // 0: no per-request metrics (to measure what they cost)
 
   static codec::Limits DefaultLimits() { return codec::ServerDefaultLimits(); }
   uint64_t EffectiveGrpcMaxReceive() const {
-    return grpc_max_receive_bytes ? grpc_max_receive_bytes : 4 * limits.max_input_bytes + (64 << 10);
+    return grpc_max_receive_bytes ? grpc_max_receive_bytes
+                                  : 4 * limits.max_input_bytes + (64 << 10);
   }
 };
 

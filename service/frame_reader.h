@@ -29,7 +29,9 @@ enum class FrameError : uint8_t { kNone, kShort, kVersion, kOp, kTypeLength };
 inline FrameError ParseRequestFrame(std::string_view body, RequestFrame* out) {
   auto u8 = [&](size_t i) { return static_cast<uint8_t>(body[i]); };
   if (body.size() < kRequestHeaderBytes) {
-    out->request_id = body.size() >= 6 ? uint32_t{u8(2)} << 24 | uint32_t{u8(3)} << 16 | uint32_t{u8(4)} << 8 | u8(5) : 0;
+    out->request_id = body.size() >= 6 ? uint32_t{u8(2)} << 24 | uint32_t{u8(3)} << 16 |
+                                             uint32_t{u8(4)} << 8 | u8(5)
+                                       : 0;
     return FrameError::kShort;
   }
   out->version = u8(0);

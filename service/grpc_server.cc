@@ -2,18 +2,18 @@
 
 #include <array>
 #include <atomic>
-#include <tuple>
 #include <charconv>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <grpc/grpc.h>
 #include <grpc/support/alloc.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <simdjson.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <simdjson.h>
 
 #include "rosetta/v1/transcoder.grpc.pb.h"
 #include "service/pipeline.h"
@@ -41,8 +41,9 @@ codec::Limits ToLimits(const ServiceConfig& config, const rosetta::v1::Limits& l
   codec::Limits request{0, 0, 0, 0, 0, 0};
   for (size_t i = 0; i < fields.size(); ++i) {
     const google::protobuf::FieldDescriptor* f = fields[i];
-    const uint64_t v = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32 ? reflection->GetUInt32(l, f)
-                                                                                            : reflection->GetUInt64(l, f);
+    const uint64_t v = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32
+                           ? reflection->GetUInt32(l, f)
+                           : reflection->GetUInt64(l, f);
     const codec::LimitInfo& info = codec::kLimitTable[i];
     info.set(request, v < info.hard_cap ? v : info.hard_cap);
   }
@@ -54,7 +55,8 @@ codec::MappingOptions ToOptions(const rosetta::v1::Options& o) {
   codec::MappingOptions options;
   if (o.ByteSizeLong() == 0) return options;  // the common case: nothing set
   const google::protobuf::Reflection* reflection = o.GetReflection();
-  for (size_t i = 0; i < fields.size(); ++i) options.*codec::kOptionTable[i].field = reflection->GetBool(o, fields[i]);
+  for (size_t i = 0; i < fields.size(); ++i)
+    options.*codec::kOptionTable[i].field = reflection->GetBool(o, fields[i]);
   return options;
 }
 
@@ -96,7 +98,8 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
  public:
   Service(const ServiceConfig& config, Pipeline& pipeline) : config_(config), pipeline_(pipeline) {}
 
-  grpc::ServerUnaryReactor* Transcode(grpc::CallbackServerContext* context, const rosetta::v1::TranscodeRequest* req,
+  grpc::ServerUnaryReactor* Transcode(grpc::CallbackServerContext* context,
+                                      const rosetta::v1::TranscodeRequest* req,
                                       rosetta::v1::TranscodeResponse* resp) override {
     RequestScope scope;
     Request r = MakeRequest(Op::kTranscode, *req);
@@ -109,9 +112,9 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       rosetta::v1::Error error;
       ToError(s, &error);
       context->AddTrailingMetadata("rosetta-error-bin", error.SerializeAsString());
-      status = grpc::Status(
-          codec::IsLimitError(s.code) ? grpc::StatusCode::RESOURCE_EXHAUSTED : grpc::StatusCode::INVALID_ARGUMENT,
-          s.ToString());
+      status = grpc::Status(codec::IsLimitError(s.code) ? grpc::StatusCode::RESOURCE_EXHAUSTED
+                                                        : grpc::StatusCode::INVALID_ARGUMENT,
+                            s.ToString());
     });
     // Finished after the metrics are filed: a client that has its answer sees them.
     auto* reactor = new UnaryReactor(*this);
@@ -119,7 +122,8 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     return reactor;
   }
 
-  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* /*context*/, const rosetta::v1::ValidateRequest* req,
+  grpc::ServerUnaryReactor* Validate(grpc::CallbackServerContext* /*context*/,
+                                     const rosetta::v1::ValidateRequest* req,
                                      rosetta::v1::ValidateResponse* resp) override {
     RequestScope scope;
     Request r;
@@ -141,17 +145,19 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
     return reactor;
   }
 
-  grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse>* TranscodeStream(
-      grpc::CallbackServerContext* context) override {
+  grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse>*
+  TranscodeStream(grpc::CallbackServerContext* context) override {
     return new StreamReactor(*this, context);
   }
 
  private:
   // One request at a time: read, transcode, write, read again. A bad message gets a
   // response with `error` set and the stream goes on.
-  class StreamReactor : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest, rosetta::v1::TranscodeResponse> {
+  class StreamReactor : public grpc::ServerBidiReactor<rosetta::v1::TranscodeRequest,
+                                                       rosetta::v1::TranscodeResponse> {
    public:
-    StreamReactor(Service& service, grpc::CallbackServerContext* context) : service_(service), context_(context) {
+    StreamReactor(Service& service, grpc::CallbackServerContext* context)
+        : service_(service), context_(context) {
       service_.Track(this, true);
       StartRead(&request_);
     }
@@ -182,13 +188,14 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
       RequestScope scope;
       Request r = service_.MakeRequest(Op::kTranscode, request_);
       response_.Clear();
-      service_.pipeline_.Run(Transport::kGrpc, scope, r, [this](const codec::Status& s, std::string_view output) {
-        if (s.ok()) {
-          response_.set_payload(output.data(), output.size());
-        } else {
-          ToError(s, response_.mutable_error());
-        }
-      });
+      service_.pipeline_.Run(Transport::kGrpc, scope, r,
+                             [this](const codec::Status& s, std::string_view output) {
+                               if (s.ok()) {
+                                 response_.set_payload(output.data(), output.size());
+                               } else {
+                                 ToError(s, response_.mutable_error());
+                               }
+                             });
       StartWrite(&response_);
     }
     void OnWriteDone(bool ok) override {
@@ -220,7 +227,9 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
   // A unary call is in flight from its handler until its status is sent (OnDone).
   class UnaryReactor : public grpc::ServerUnaryReactor {
    public:
-    explicit UnaryReactor(Service& service) : service_(service) { service_.in_flight_.fetch_add(1); }
+    explicit UnaryReactor(Service& service) : service_(service) {
+      service_.in_flight_.fetch_add(1);
+    }
     void OnDone() override {
       service_.in_flight_.fetch_sub(1);
       delete this;
@@ -242,8 +251,10 @@ class GrpcServer::Service final : public rosetta::v1::Transcoder::CallbackServic
 
   void Track(StreamReactor* r, bool add) {
     std::lock_guard<std::mutex> lock(streams_mu_);
-    if (add) streams_.insert(r);
-    else streams_.erase(r);
+    if (add)
+      streams_.insert(r);
+    else
+      streams_.erase(r);
   }
   void EndStreams() {
     std::lock_guard<std::mutex> lock(streams_mu_);
@@ -287,7 +298,8 @@ int GrpcServer::Start() {
   builder.AddListeningPort(config_.grpc_listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(service_.get());
   const uint64_t max_receive = config_.EffectiveGrpcMaxReceive();
-  builder.SetMaxReceiveMessageSize(max_receive > INT32_MAX ? INT32_MAX : static_cast<int>(max_receive));
+  builder.SetMaxReceiveMessageSize(max_receive > INT32_MAX ? INT32_MAX
+                                                           : static_cast<int>(max_receive));
   builder.SetMaxSendMessageSize(INT32_MAX);
   const std::set<intptr_t> before = ChannelzServers();
   server_ = builder.BuildAndStart();

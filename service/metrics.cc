@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -32,26 +32,33 @@ namespace {
 constexpr const char* kTransportNames[] = {"grpc", "tcp"};
 constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits", "set_options"};
 static_assert(std::size(kOpNames) == kOps);
-constexpr const char* kRejectionNames[] = {"frame_too_large", "connection_cap",  "frame_timeout",
-                                           "idle_timeout",    "bad_frame",       "input_too_large",
+constexpr const char* kRejectionNames[] = {"frame_too_large", "connection_cap", "frame_timeout",
+                                           "idle_timeout",    "bad_frame",      "input_too_large",
                                            "before_handler"};
 static_assert(std::size(kRejectionNames) == kRejections);
 
 // Label slot of a format: its number, 0 ("none") for a number not in the registry.
-int FormatIndex(codec::Format f) { return codec::FindFormat(static_cast<int>(f)) ? static_cast<int>(f) : 0; }
-std::string FormatLabel(int i) { return i == 0 ? "none" : std::string(codec::FormatName(static_cast<codec::Format>(i))); }
+int FormatIndex(codec::Format f) {
+  return codec::FindFormat(static_cast<int>(f)) ? static_cast<int>(f) : 0;
+}
+std::string FormatLabel(int i) {
+  return i == 0 ? "none" : std::string(codec::FormatName(static_cast<codec::Format>(i)));
+}
 static_assert(kFormatLabels == codec::kFormatTable.size() + 1);
 
 // Latency 10 us .. 10 s; sizes 64 B .. 64 MiB (issue: buckets chosen for the range).
 prometheus::Histogram::BucketBoundaries LatencyBuckets() {
-  return {1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  return {1e-5,   2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 1e-2,
+          2.5e-2, 5e-2,   0.1,  0.25, 0.5,    1,    2.5,  5,      10};
 }
 prometheus::Histogram::BucketBoundaries SizeBuckets() {
   prometheus::Histogram::BucketBoundaries b;
   for (double v = 64; v <= 64.0 * 1024 * 1024; v *= 4) b.push_back(v);
   return b;
 }
-prometheus::Histogram::BucketBoundaries CountBuckets() { return {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096}; }
+prometheus::Histogram::BucketBoundaries CountBuckets() {
+  return {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096};
+}
 
 // process_* from /proc at scrape time (the names of the Prometheus client conventions).
 class ProcessCollector : public prometheus::Collectable {
@@ -64,8 +71,10 @@ class ProcessCollector : public prometheus::Collectable {
       f.help = help;
       f.type = type;
       prometheus::ClientMetric m;
-      if (type == prometheus::MetricType::Counter) m.counter.value = v;
-      else m.gauge.value = v;
+      if (type == prometheus::MetricType::Counter)
+        m.counter.value = v;
+      else
+        m.gauge.value = v;
       f.metric.push_back(m);
       out.push_back(std::move(f));
     };
@@ -74,8 +83,10 @@ class ProcessCollector : public prometheus::Collectable {
     std::ifstream statm("/proc/self/statm");
     double size = 0, resident = 0;
     statm >> size >> resident;
-    gauge("process_resident_memory_bytes", "Resident memory size in bytes.", prometheus::MetricType::Gauge, resident * page);
-    gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", prometheus::MetricType::Gauge, size * page);
+    gauge("process_resident_memory_bytes", "Resident memory size in bytes.",
+          prometheus::MetricType::Gauge, resident * page);
+    gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.",
+          prometheus::MetricType::Gauge, size * page);
     std::ifstream stat("/proc/self/stat");
     std::string text((std::istreambuf_iterator<char>(stat)), {});
     double cpu = 0;
@@ -101,7 +112,8 @@ class ProcessCollector : public prometheus::Collectable {
       closedir(d);
       fds -= 1;  // the directory handle itself
     }
-    gauge("process_open_fds", "Number of open file descriptors.", prometheus::MetricType::Gauge, fds);
+    gauge("process_open_fds", "Number of open file descriptors.", prometheus::MetricType::Gauge,
+          fds);
     return out;
   }
 };
@@ -137,7 +149,8 @@ std::string WakeAddress(const std::string& listen) {
   in6_addr ignored;
   if (host == "::") return "::1";
   if (inet_pton(AF_INET6, host.c_str(), &ignored) == 1) return host;
-  if (host.empty() || host == "0.0.0.0" || inet_pton(AF_INET, host.c_str(), &ignored) != 1) return "127.0.0.1";
+  if (host.empty() || host == "0.0.0.0" || inet_pton(AF_INET, host.c_str(), &ignored) != 1)
+    return "127.0.0.1";
   return host;
 }
 
@@ -159,7 +172,8 @@ std::string WakeAddress(const std::string& listen) {
 //   call's completion does not inflate it.
 class GrpcChannelz : public prometheus::Collectable {
  public:
-  GrpcChannelz(prometheus::Gauge* active, prometheus::Counter* total, prometheus::Counter* before_handler)
+  GrpcChannelz(prometheus::Gauge* active, prometheus::Counter* total,
+               prometheus::Counter* before_handler)
       : active_(active), total_(total), before_handler_(before_handler) {}
   void Watch(intptr_t id) { server_id_.store(id); }
   std::vector<prometheus::MetricFamily> Collect() const override {
@@ -208,31 +222,35 @@ class GrpcChannelz : public prometheus::Collectable {
     return true;
   }
   // started - completed - open streams, the three read in the order that keeps it a lower bound.
-  static uint64_t EndedBeforeHandler(simdjson::dom::parser& parser, intptr_t id, std::set<int64_t>* sockets) {
+  static uint64_t EndedBeforeHandler(simdjson::dom::parser& parser, intptr_t id,
+                                     std::set<int64_t>* sockets) {
     uint64_t started = 0, completed = 0, open = 0;
-    if (!WithJson(parser, grpc_channelz_get_server(id),
-                  [&](simdjson::dom::element doc) { started = Count(doc["server"]["data"], "callsStarted"); })) {
+    if (!WithJson(parser, grpc_channelz_get_server(id), [&](simdjson::dom::element doc) {
+          started = Count(doc["server"]["data"], "callsStarted");
+        })) {
       return 0;
     }
     sockets->clear();
     for (intptr_t start = 0;;) {
       std::vector<int64_t> page;
       bool end = true;
-      WithJson(parser, grpc_channelz_get_server_sockets(id, start, 100), [&](simdjson::dom::element doc) {
-        for (auto ref : doc["socketRef"].get_array()) {
-          std::string_view sid;
-          if (ref["socketId"].get(sid)) continue;
-          int64_t v = 0;
-          std::from_chars(sid.data(), sid.data() + sid.size(), v);
-          page.push_back(v);
-        }
-        if (doc["end"].get(end)) end = true;
-      });
+      WithJson(parser, grpc_channelz_get_server_sockets(id, start, 100),
+               [&](simdjson::dom::element doc) {
+                 for (auto ref : doc["socketRef"].get_array()) {
+                   std::string_view sid;
+                   if (ref["socketId"].get(sid)) continue;
+                   int64_t v = 0;
+                   std::from_chars(sid.data(), sid.data() + sid.size(), v);
+                   page.push_back(v);
+                 }
+                 if (doc["end"].get(end)) end = true;
+               });
       for (int64_t s : page) {
         sockets->insert(s);
         WithJson(parser, grpc_channelz_get_socket(s), [&](simdjson::dom::element doc) {
           const simdjson::dom::element d = doc["socket"]["data"];
-          const uint64_t streams = Count(d, "streamsStarted"), closed = Count(d, "streamsSucceeded") + Count(d, "streamsFailed");
+          const uint64_t streams = Count(d, "streamsStarted"),
+                         closed = Count(d, "streamsSucceeded") + Count(d, "streamsFailed");
           if (streams > closed) open += streams - closed;
         });
       }
@@ -240,7 +258,8 @@ class GrpcChannelz : public prometheus::Collectable {
       start = static_cast<intptr_t>(page.back() + 1);
     }
     WithJson(parser, grpc_channelz_get_server(id), [&](simdjson::dom::element doc) {
-      completed = Count(doc["server"]["data"], "callsSucceeded") + Count(doc["server"]["data"], "callsFailed");
+      completed = Count(doc["server"]["data"], "callsSucceeded") +
+                  Count(doc["server"]["data"], "callsFailed");
     });
     return started > completed + open ? started - completed - open : 0;
   }
@@ -257,7 +276,8 @@ class GrpcChannelz : public prometheus::Collectable {
 template <class T, class F>
 T* GetOrCreate(std::atomic<T*>& slot, F make) {
   T* p = slot.load(std::memory_order_acquire);
-  if (p) [[likely]] return p;
+  if (p) [[likely]]
+    return p;
   static std::mutex mu;  // first use of a label set only
   std::lock_guard<std::mutex> lock(mu);
   p = slot.load(std::memory_order_relaxed);
@@ -273,13 +293,16 @@ T* GetOrCreate(std::atomic<T*>& slot, F make) {
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       requests_(std::make_shared<ShardedFamily<ShardedCounter>>(
-          "rosetta_requests_total", "Requests handled, by transport, op, formats and outcome (ok or an error code).",
+          "rosetta_requests_total",
+          "Requests handled, by transport, op, formats and outcome (ok or an error code).",
           prometheus::MetricType::Counter)),
       duration_(std::make_shared<ShardedFamily<ShardedHistogram>>(
-          "rosetta_request_duration_seconds", "Time to handle one request, from its arrival to its response.",
+          "rosetta_request_duration_seconds",
+          "Time to handle one request, from its arrival to its response.",
           prometheus::MetricType::Histogram)),
       payload_(std::make_shared<ShardedFamily<ShardedHistogram>>(
-          "rosetta_request_payload_bytes", "Payload size per request, in and out.", prometheus::MetricType::Histogram)),
+          "rosetta_request_payload_bytes", "Payload size per request, in and out.",
+          prometheus::MetricType::Histogram)),
       allocated_(std::make_shared<ShardedFamily<ShardedHistogram>>(
           "rosetta_request_allocated_bytes", "Heap bytes allocated while handling one request.",
           prometheus::MetricType::Histogram)),
@@ -300,13 +323,15 @@ Metrics::Metrics()
                              .Register(*registry_)),
       process_(std::make_shared<ProcessCollector>()) {
   for (int t = 0; t < kTransports; ++t) {
-    payload_slots_[t * 2] = payload_->Add({{"transport", kTransportNames[t]}, {"direction", "in"}}, SizeBuckets());
-    payload_slots_[t * 2 + 1] = payload_->Add({{"transport", kTransportNames[t]}, {"direction", "out"}}, SizeBuckets());
+    payload_slots_[t * 2] =
+        payload_->Add({{"transport", kTransportNames[t]}, {"direction", "in"}}, SizeBuckets());
+    payload_slots_[t * 2 + 1] =
+        payload_->Add({{"transport", kTransportNames[t]}, {"direction", "out"}}, SizeBuckets());
     for (int o = 0; o < kOps; ++o) {
       allocated_slots_[t * kOps + o] =
           allocated_->Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, SizeBuckets());
-      allocations_slots_[t * kOps + o] =
-          allocations_->Add({{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, CountBuckets());
+      allocations_slots_[t * kOps + o] = allocations_->Add(
+          {{"transport", kTransportNames[t]}, {"op", kOpNames[o]}}, CountBuckets());
     }
     for (int r = 0; r < kRejections; ++r) {
       rejected_slots_[t * kRejections + r] =
@@ -348,10 +373,11 @@ int Metrics::Expose(const std::string& listen) {
   } catch (const std::exception&) {
     return -1;
   }
-  exposer_->RegisterCollectable(grpc_connections_);  // first: it refreshes gauges the registry then reports
+  exposer_->RegisterCollectable(
+      grpc_connections_);  // first: it refreshes gauges the registry then reports
   exposer_->RegisterCollectable(registry_);
-  for (auto family : std::initializer_list<std::shared_ptr<prometheus::Collectable>>{requests_, duration_, payload_,
-                                                                                    allocated_, allocations_}) {
+  for (auto family : std::initializer_list<std::shared_ptr<prometheus::Collectable>>{
+           requests_, duration_, payload_, allocated_, allocations_}) {
     exposer_->RegisterCollectable(family);
   }
   exposer_->RegisterCollectable(process_);
@@ -368,21 +394,22 @@ void Metrics::Record(const RequestRecord& r) {
   // output="none" on both transports, whatever the request carried.
   const int in = FormatIndex(r.input), out = r.op == Op::kTranscode ? FormatIndex(r.output) : 0;
   const int code = static_cast<int>(r.outcome);
-  const size_t request_slot = (((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out) * codec::kErrorCodeCount + code;
+  const size_t request_slot =
+      (((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out) * codec::kErrorCodeCount + code;
   GetOrCreate(request_slots_[request_slot], [&]() -> ShardedCounter& {
     return *requests_->Add({{"transport", kTransportNames[t]},
-                          {"op", kOpNames[o]},
-                          {"input", FormatLabel(in)},
-                          {"output", FormatLabel(out)},
-                          {"outcome", std::string(codec::CodeName(r.outcome))}});
+                            {"op", kOpNames[o]},
+                            {"input", FormatLabel(in)},
+                            {"output", FormatLabel(out)},
+                            {"outcome", std::string(codec::CodeName(r.outcome))}});
   })->Increment();
   const size_t duration_slot = ((t * kOps + o) * kFormatLabels + in) * kFormatLabels + out;
   GetOrCreate(duration_slots_[duration_slot], [&]() -> ShardedHistogram& {
     return *duration_->Add({{"transport", kTransportNames[t]},
-                          {"op", kOpNames[o]},
-                          {"input", FormatLabel(in)},
-                          {"output", FormatLabel(out)}},
-                         LatencyBuckets());
+                            {"op", kOpNames[o]},
+                            {"input", FormatLabel(in)},
+                            {"output", FormatLabel(out)}},
+                           LatencyBuckets());
   })->Observe(r.seconds);
   payload_slots_[t * 2]->Observe(static_cast<double>(r.bytes_in));
   payload_slots_[t * 2 + 1]->Observe(static_cast<double>(r.bytes_out));
@@ -391,7 +418,8 @@ void Metrics::Record(const RequestRecord& r) {
 }
 
 void Metrics::Rejected(Transport transport, Rejection reason) {
-  rejected_slots_[static_cast<int>(transport) * kRejections + static_cast<int>(reason)]->Increment();
+  rejected_slots_[static_cast<int>(transport) * kRejections + static_cast<int>(reason)]
+      ->Increment();
 }
 
 void Metrics::ConnectionOpened(Transport transport) {
@@ -399,6 +427,8 @@ void Metrics::ConnectionOpened(Transport transport) {
   total_slots_[static_cast<int>(transport)]->Increment();
 }
 
-void Metrics::ConnectionClosed(Transport transport) { active_slots_[static_cast<int>(transport)]->Decrement(); }
+void Metrics::ConnectionClosed(Transport transport) {
+  active_slots_[static_cast<int>(transport)]->Decrement();
+}
 
 }  // namespace rosetta::service

@@ -29,20 +29,20 @@ inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
 // Why something was refused before (or instead of) running a request. A closed set: the
 // label never carries a client's data.
 enum class Rejection : uint8_t {
-  kFrameTooLarge,    // TCP frame prefix over the connection's limit
-  kConnectionCap,    // TCP connection over tcp_max_connections
-  kFrameTimeout,     // TCP frame not complete within tcp_frame_timeout_ms
-  kIdleTimeout,      // TCP connection without progress for tcp_idle_timeout_ms
-  kBadFrame,         // TCP frame too short for its header, or unknown version/op
-  kInputTooLarge,    // payload over the request's max_input_bytes (inside the transport's limit)
-  kBeforeHandler,    // gRPC call ended by the library before any rosettad code saw it
+  kFrameTooLarge,  // TCP frame prefix over the connection's limit
+  kConnectionCap,  // TCP connection over tcp_max_connections
+  kFrameTimeout,   // TCP frame not complete within tcp_frame_timeout_ms
+  kIdleTimeout,    // TCP connection without progress for tcp_idle_timeout_ms
+  kBadFrame,       // TCP frame too short for its header, or unknown version/op
+  kInputTooLarge,  // payload over the request's max_input_bytes (inside the transport's limit)
+  kBeforeHandler,  // gRPC call ended by the library before any rosettad code saw it
 };
 inline constexpr int kRejections = 7;
 
 struct RequestRecord {
   Transport transport;
   Op op;
-  codec::Format input;   // as sent (may be out of range: labelled "none")
+  codec::Format input;  // as sent (may be out of range: labelled "none")
   codec::Format output;
   codec::ErrorCode outcome;
   double seconds;
@@ -94,9 +94,11 @@ class Metrics {
   std::shared_ptr<prometheus::Collectable> process_;
   std::shared_ptr<prometheus::Collectable> grpc_connections_;
 
-  std::array<Slot<ShardedCounter>, kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>
+  std::array<Slot<ShardedCounter>,
+             kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>
       request_slots_{};
-  std::array<Slot<ShardedHistogram>, kTransports * kOps * kFormatLabels * kFormatLabels> duration_slots_{};
+  std::array<Slot<ShardedHistogram>, kTransports * kOps * kFormatLabels * kFormatLabels>
+      duration_slots_{};
   std::array<ShardedHistogram*, kTransports * 2> payload_slots_{};
   std::array<ShardedHistogram*, kTransports * kOps> allocated_slots_{};
   std::array<ShardedHistogram*, kTransports * kOps> allocations_slots_{};

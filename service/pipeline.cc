@@ -23,7 +23,8 @@ codec::Status Refusal(codec::ErrorCode code, std::string message) {
 }
 
 codec::Status BadFormat(const char* which, codec::Format f) {
-  std::string message = std::string(which) + " format " + std::to_string(static_cast<int>(f)) + " is not one of";
+  std::string message =
+      std::string(which) + " format " + std::to_string(static_cast<int>(f)) + " is not one of";
   for (const codec::FormatInfo& info : codec::kFormatTable) {
     message += (&info == &codec::kFormatTable[0] ? " " : ", ") + std::string(info.name) + " (" +
                std::to_string(static_cast<int>(info.format)) + ")";
@@ -36,9 +37,11 @@ codec::Status BadFormat(const char* which, codec::Format f) {
 codec::Status Pipeline::Execute(const Request& r, std::string_view* output) {
   *output = {};
   if (!codec::FindFormat(static_cast<int>(r.input))) return BadFormat("input", r.input);
-  if (r.op == Op::kTranscode && !codec::FindFormat(static_cast<int>(r.output))) return BadFormat("output", r.output);
+  if (r.op == Op::kTranscode && !codec::FindFormat(static_cast<int>(r.output)))
+    return BadFormat("output", r.output);
   if (!r.schema.empty()) {  // no JSON Schema is loaded in this build
-    return Refusal(codec::ErrorCode::kUnknownSchema, "no schema named \"" + std::string(r.schema) + "\" is loaded");
+    return Refusal(codec::ErrorCode::kUnknownSchema,
+                   "no schema named \"" + std::string(r.schema) + "\" is loaded");
   }
   codec::TranscodeRequest t;
   t.from = r.input;
@@ -56,8 +59,8 @@ codec::Status Pipeline::Execute(const Request& r, std::string_view* output) {
   return s;
 }
 
-void Pipeline::Finish(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome,
-                      uint64_t bytes_out, AllocationCount extra) {
+void Pipeline::Finish(Transport t, const RequestScope& scope, const Request& r,
+                      codec::ErrorCode outcome, uint64_t bytes_out, AllocationCount extra) {
   if (r.op == Op::kTranscode) ThreadOutput().ShrinkTo(kKeptOutputBytes);
   if (outcome == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(t, Rejection::kInputTooLarge);
   Record(t, scope, r, outcome, bytes_out, extra);

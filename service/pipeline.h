@@ -17,7 +17,7 @@ namespace rosetta::service {
 // One request as every front-end hands it over, whatever its wire format.
 struct Request {
   Op op = Op::kTranscode;
-  codec::Format input = codec::Format::kJson;   // raw numbers from the wire: checked by the pipeline
+  codec::Format input = codec::Format::kJson;  // raw numbers from the wire: checked by the pipeline
   codec::Format output = codec::Format::kJson;
   std::string_view payload;
   size_t padding = 0;  // readable bytes after the payload (64 spare the JSON reader a copy)
@@ -41,19 +41,22 @@ class RequestScope {
       allocs_ = ThreadAllocations();
     }
   }
-  RequestRecord Finish(Transport t, const Request& r, codec::ErrorCode outcome, uint64_t bytes_out) const {
-    if (!g_request_metrics) return RequestRecord{t, r.op, r.input, r.output, outcome, 0, 0, 0, 0, 0};
+  RequestRecord Finish(Transport t, const Request& r, codec::ErrorCode outcome,
+                       uint64_t bytes_out) const {
+    if (!g_request_metrics)
+      return RequestRecord{t, r.op, r.input, r.output, outcome, 0, 0, 0, 0, 0};
     AllocationCount now = ThreadAllocations();
-    return RequestRecord{t,
-                         r.op,
-                         r.input,
-                         r.output,
-                         outcome,
-                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
-                         r.payload.size(),
-                         bytes_out,
-                         now.bytes - allocs_.bytes,
-                         now.count - allocs_.count};
+    return RequestRecord{
+        t,
+        r.op,
+        r.input,
+        r.output,
+        outcome,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+        r.payload.size(),
+        bytes_out,
+        now.bytes - allocs_.bytes,
+        now.count - allocs_.count};
   }
 
  private:
@@ -91,8 +94,8 @@ class Pipeline {
 
   // Files the metrics of a request a front-end answered itself (TCP ping, set-limits,
   // set-options).
-  void Record(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome, uint64_t bytes_out,
-              AllocationCount extra = {}) {
+  void Record(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome,
+              uint64_t bytes_out, AllocationCount extra = {}) {
     RequestRecord record = scope.Finish(t, r, outcome, bytes_out);
     record.allocated_bytes += extra.bytes;
     record.allocations += extra.count;
@@ -101,8 +104,8 @@ class Pipeline {
 
  private:
   codec::Status Execute(const Request& r, std::string_view* output);
-  void Finish(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome, uint64_t bytes_out,
-              AllocationCount extra);
+  void Finish(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome,
+              uint64_t bytes_out, AllocationCount extra);
 
   Metrics& metrics_;
   const codec::Schema* descriptors_ = nullptr;

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
-
 namespace rosetta::service {
 namespace {
 
-std::string WithPort(const std::string& listen, int port) { return listen.substr(0, listen.rfind(':')) + ":" + std::to_string(port); }
+std::string WithPort(const std::string& listen, int port) {
+  return listen.substr(0, listen.rfind(':')) + ":" + std::to_string(port);
+}
 
 }  // namespace
 
@@ -51,17 +52,19 @@ bool Server::Start(std::string* error) {
 }
 
 std::string Server::ListeningLine() const {
-  return "rosettad listening grpc=" + grpc_address_ + " tcp=" + tcp_address_ + " metrics=" + metrics_address_;
+  return "rosettad listening grpc=" + grpc_address_ + " tcp=" + tcp_address_ +
+         " metrics=" + metrics_address_;
 }
 
 void Server::Drain() {
   if (drained_) return;
   drained_ = true;
   // One deadline for both transports: they drain side by side.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.drain_timeout_ms);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.drain_timeout_ms);
   auto left = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(until - std::chrono::steady_clock::now(),
-                                                                           std::chrono::steady_clock::duration::zero()));
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(
+        until - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero()));
   };
   if (grpc_) grpc_->SetNotServing();
   if (tcp_) tcp_->BeginDrain();

@@ -44,12 +44,15 @@ class ShardedCounter {
 
 class ShardedHistogram {
  public:
-  explicit ShardedHistogram(std::vector<double> bounds) : bounds_(std::move(bounds)), shards_(kMetricShards) {
-    for (Shard& s : shards_) s.buckets = std::make_unique<std::atomic<uint64_t>[]>(bounds_.size() + 1);
+  explicit ShardedHistogram(std::vector<double> bounds)
+      : bounds_(std::move(bounds)), shards_(kMetricShards) {
+    for (Shard& s : shards_)
+      s.buckets = std::make_unique<std::atomic<uint64_t>[]>(bounds_.size() + 1);
   }
   void Observe(double v) {
     // Prometheus buckets are "le": the first bound not below v (else +Inf).
-    const size_t i = static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), v) - bounds_.begin());
+    const size_t i =
+        static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), v) - bounds_.begin());
     Shard& s = shards_[MetricShard()];
     s.buckets[i].fetch_add(1, std::memory_order_relaxed);
     s.sum.fetch_add(v, std::memory_order_relaxed);
@@ -59,7 +62,8 @@ class ShardedHistogram {
     uint64_t cumulative = 0;
     for (size_t i = 0; i <= bounds_.size(); ++i) {
       for (const Shard& s : shards_) cumulative += s.buckets[i].load(std::memory_order_relaxed);
-      h.bucket.push_back({cumulative, i < bounds_.size() ? bounds_[i] : std::numeric_limits<double>::infinity()});
+      h.bucket.push_back(
+          {cumulative, i < bounds_.size() ? bounds_[i] : std::numeric_limits<double>::infinity()});
     }
     h.sample_count = cumulative;  // from the buckets, so that a scrape is self-consistent
     for (const Shard& s : shards_) h.sample_sum += s.sum.load(std::memory_order_relaxed);

@@ -60,7 +60,9 @@ struct PooledAllocator {
   PooledAllocator() noexcept = default;
   template <class U>
   PooledAllocator(const PooledAllocator<U>&) noexcept {}
-  T* allocate(size_t n) { return static_cast<T*>(HandlerPool::ForThisThread().Allocate(n * sizeof(T))); }
+  T* allocate(size_t n) {
+    return static_cast<T*>(HandlerPool::ForThisThread().Allocate(n * sizeof(T)));
+  }
   void deallocate(T* p, size_t n) { HandlerPool::ForThisThread().Deallocate(p, n * sizeof(T)); }
   template <class U>
   bool operator==(const PooledAllocator<U>&) const noexcept {
@@ -90,7 +92,8 @@ Pooled<F> Pool(F f) {
 }
 
 void PutBe32(std::string& s, uint32_t v) {
-  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+               static_cast<char>(v)};
   s.append(b, 4);
 }
 
@@ -123,7 +126,8 @@ bool ParseLimits(std::string_view payload, codec::Limits* out, std::string* erro
 // Op 5's payload: a JSON object with Options field names (codec::kOptionTable) and
 // boolean values, applied to `options` (the connection's, from then on). An option this
 // build does not have is refused here (`unsupported`), not on every later request.
-codec::ErrorCode ParseOptions(std::string_view payload, codec::MappingOptions* options, std::string* error) {
+codec::ErrorCode ParseOptions(std::string_view payload, codec::MappingOptions* options,
+                              std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object object;
   if (parser.parse(simdjson::padded_string(payload)).get(object)) {
@@ -160,7 +164,11 @@ codec::ErrorCode ParseOptions(std::string_view payload, codec::MappingOptions* o
 class TcpSession : public std::enable_shared_from_this<TcpSession> {
  public:
   TcpSession(tcp::socket socket, TcpServer& server, TcpServer::Worker& worker)
-      : socket_(std::move(socket)), timer_(worker.io), server_(server), worker_(worker), limits_(server.config_.limits) {}
+      : socket_(std::move(socket)),
+        timer_(worker.io),
+        server_(server),
+        worker_(worker),
+        limits_(server.config_.limits) {}
 
   void Start() {
     worker_.sessions.insert(this);
@@ -198,15 +206,28 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   //   kLingering     that answer is sent and our side shut down; what still arrives is
   //                  discarded for tcp_linger_ms, so that no reset destroys the answer
   //   kClosed        the socket is closed
-  enum class State : uint8_t { kServing, kDraining, kInputEnded, kAnsweringLast, kLingering, kClosed };
+  enum class State : uint8_t {
+    kServing,
+    kDraining,
+    kInputEnded,
+    kAnsweringLast,
+    kLingering,
+    kClosed
+  };
   static constexpr bool Allowed(State from, State to) {
     switch (to) {
-      case State::kDraining: return from == State::kServing;
-      case State::kInputEnded: return from == State::kServing || from == State::kDraining;
-      case State::kAnsweringLast: return from <= State::kInputEnded;
-      case State::kLingering: return from == State::kAnsweringLast;
-      case State::kClosed: return from != State::kClosed;
-      default: return false;
+      case State::kDraining:
+        return from == State::kServing;
+      case State::kInputEnded:
+        return from == State::kServing || from == State::kDraining;
+      case State::kAnsweringLast:
+        return from <= State::kInputEnded;
+      case State::kLingering:
+        return from == State::kAnsweringLast;
+      case State::kClosed:
+        return from != State::kClosed;
+      default:
+        return false;
     }
   }
   void Enter(State next) {
@@ -220,7 +241,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void DoRead() {
     if (reading_ || state_ == State::kClosed) return;
     reading_ = true;
-    socket_.async_wait(tcp::socket::wait_read, Pool([self = shared_from_this()](boost::system::error_code ec) {
+    socket_.async_wait(tcp::socket::wait_read,
+                       Pool([self = shared_from_this()](boost::system::error_code ec) {
                          self->reading_ = false;
                          self->OnRead(ec);
                        }));
@@ -253,7 +275,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       if (want == 0) return;  // a whole frame and the read-ahead are in: answer them first
       const size_t n = socket_.read_some(asio::buffer(room, want), ec);
       frames_.Commit(n);
-      if (ec == asio::error::would_block || ec == asio::error::try_again || ec == asio::error::eof) {
+      if (ec == asio::error::would_block || ec == asio::error::try_again ||
+          ec == asio::error::eof) {
         if (ec == asio::error::eof && (state_ == State::kServing || state_ == State::kDraining)) {
           Enter(State::kInputEnded);
         }
@@ -298,30 +321,34 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       case FrameError::kShort:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
         return RespondError(codec::ErrorCode::kSyntax, frame.request_id, 0,
-                            "frame of " + std::to_string(body.size()) + " bytes is shorter than the 10-byte header");
+                            "frame of " + std::to_string(body.size()) +
+                                " bytes is shorter than the 10-byte header");
       case FrameError::kVersion:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
         return RespondError(codec::ErrorCode::kUnsupported, frame.request_id, 0,
                             "protocol version " + std::to_string(frame.version));
       case FrameError::kOp:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-        return RespondError(codec::ErrorCode::kUnsupported, frame.request_id, 1, "unknown op " + std::to_string(frame.op));
+        return RespondError(codec::ErrorCode::kUnsupported, frame.request_id, 1,
+                            "unknown op " + std::to_string(frame.op));
       case FrameError::kTypeLength:
         server_.metrics_.Rejected(Transport::kTcp, Rejection::kBadFrame);
-        return RespondError(codec::ErrorCode::kSyntax, frame.request_id, 8, "message type runs past the frame");
+        return RespondError(codec::ErrorCode::kSyntax, frame.request_id, 8,
+                            "message type runs past the frame");
     }
     const uint32_t id = frame.request_id;
     const uint8_t op = frame.op;
     Request r;
-    static constexpr Op kOpOfNumber[] = {Op::kTranscode, Op::kTranscode, Op::kValidate, Op::kPing, Op::kSetLimits,
-                                         Op::kSetOptions};
+    static constexpr Op kOpOfNumber[] = {Op::kTranscode, Op::kTranscode, Op::kValidate,
+                                         Op::kPing,      Op::kSetLimits, Op::kSetOptions};
     r.op = kOpOfNumber[op];  // 1..5: checked by ParseRequestFrame
     r.input = static_cast<codec::Format>(frame.input_format);
     r.output = static_cast<codec::Format>(frame.output_format);
     // The type field names the payload's schema: the protobuf message type when either
     // side is protobuf, else a JSON Schema.
-    const bool protobuf = frame.input_format == static_cast<uint8_t>(codec::Format::kProtobuf) ||
-                          (op == 1 && frame.output_format == static_cast<uint8_t>(codec::Format::kProtobuf));
+    const bool protobuf =
+        frame.input_format == static_cast<uint8_t>(codec::Format::kProtobuf) ||
+        (op == 1 && frame.output_format == static_cast<uint8_t>(codec::Format::kProtobuf));
     (protobuf ? r.message_type : r.schema) = frame.message_type;
     r.payload = frame.payload;
     r.padding = padding;
@@ -331,7 +358,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (r.op == Op::kTranscode || r.op == Op::kValidate) {
       server_.pipeline_.Run(
           Transport::kTcp, scope, r,
-          [&](const codec::Status& s, std::string_view output) { s.ok() ? Respond(0, id, output) : RespondError(s, id); },
+          [&](const codec::Status& s, std::string_view output) {
+            s.ok() ? Respond(0, id, output) : RespondError(s, id);
+          },
           read_allocations);
       return;
     }
@@ -370,7 +399,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     out_.append(data);
   }
 
-  void RespondError(const codec::Status& s, uint32_t id) { Respond(static_cast<uint8_t>(s.code), id, s.ToString()); }
+  void RespondError(const codec::Status& s, uint32_t id) {
+    Respond(static_cast<uint8_t>(s.code), id, s.ToString());
+  }
   void RespondError(codec::ErrorCode code, uint32_t id, uint64_t offset, std::string message) {
     codec::Status s;
     s.code = code;
@@ -384,7 +415,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     std::swap(out_, sending_);
     writing_ = true;
     asio::async_write(socket_, asio::buffer(sending_),
-                      Pool([self = shared_from_this()](boost::system::error_code ec, size_t) { self->OnWrite(ec); }));
+                      Pool([self = shared_from_this()](boost::system::error_code ec, size_t) {
+                        self->OnWrite(ec);
+                      }));
   }
 
   void OnWrite(boost::system::error_code ec) {
@@ -421,7 +454,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     deadline_ = Clock::now() + std::chrono::milliseconds(server_.config_.tcp_linger_ms);
     timer_.expires_at(deadline_);
     timer_armed_ = true;
-    timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
+    timer_.async_wait(
+        Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
     DoRead();
   }
 
@@ -459,21 +493,25 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (timer_armed_ && !earlier) return;
     timer_.expires_at(deadline);
     timer_armed_ = true;
-    timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
+    timer_.async_wait(
+        Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
   }
 
   void OnTimer(boost::system::error_code ec) {
-    if (ec == asio::error::operation_aborted || state_ == State::kClosed) return;  // superseded by a newer wait
+    if (ec == asio::error::operation_aborted || state_ == State::kClosed)
+      return;  // superseded by a newer wait
     timer_armed_ = false;
     if (Clock::now() < deadline_) {
       timer_.expires_at(deadline_);
       timer_armed_ = true;
-      timer_.async_wait(Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
+      timer_.async_wait(
+          Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
       return;
     }
     if (deadline_kind_ != Deadline::kLinger) {
-      server_.metrics_.Rejected(Transport::kTcp,
-                                deadline_kind_ == Deadline::kFrame ? Rejection::kFrameTimeout : Rejection::kIdleTimeout);
+      server_.metrics_.Rejected(Transport::kTcp, deadline_kind_ == Deadline::kFrame
+                                                     ? Rejection::kFrameTimeout
+                                                     : Rejection::kIdleTimeout);
     }
     Close();
   }
@@ -502,7 +540,8 @@ TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pi
 TcpServer::~TcpServer() { Stop(std::chrono::milliseconds(0)); }
 
 int TcpServer::Start() {
-  unsigned threads = config_.io_threads ? config_.io_threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      config_.io_threads ? config_.io_threads : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < threads; ++i) {
     workers_.push_back(std::make_unique<Worker>());
     guards_.push_back(asio::make_work_guard(workers_.back()->io));
@@ -538,31 +577,33 @@ int TcpServer::Start() {
 void TcpServer::Accept() {
   Worker& worker = *workers_[next_worker_];
   next_worker_ = (next_worker_ + 1) % workers_.size();
-  acceptor_->async_accept(worker.io, [this, &worker](boost::system::error_code ec, tcp::socket socket) {
-    if (ec == asio::error::operation_aborted || draining_) return;
-    if (!ec) {
-      if (active_.load() >= config_.tcp_max_connections) {
-        metrics_.Rejected(Transport::kTcp, Rejection::kConnectionCap);
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      } else {
-        active_.fetch_add(1);
-        asio::post(worker.io, [this, &worker, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
-          std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
-        });
-      }
-    } else {
-      // Out of descriptors (EMFILE, ENFILE) or buffers: the connection stays in the backlog
-      // and the listener stays readable, so accepting again at once spun a core for as
-      // long as the shortage lasted. Try again a little later.
-      accept_retry_->expires_after(std::chrono::milliseconds(20));
-      accept_retry_->async_wait([this](boost::system::error_code e) {
-        if (!e && !draining_) Accept();
+  acceptor_->async_accept(
+      worker.io, [this, &worker](boost::system::error_code ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || draining_) return;
+        if (!ec) {
+          if (active_.load() >= config_.tcp_max_connections) {
+            metrics_.Rejected(Transport::kTcp, Rejection::kConnectionCap);
+            boost::system::error_code ignored;
+            socket.close(ignored);
+          } else {
+            active_.fetch_add(1);
+            asio::post(worker.io, [this, &worker,
+                                   s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
+              std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
+            });
+          }
+        } else {
+          // Out of descriptors (EMFILE, ENFILE) or buffers: the connection stays in the backlog
+          // and the listener stays readable, so accepting again at once spun a core for as
+          // long as the shortage lasted. Try again a little later.
+          accept_retry_->expires_after(std::chrono::milliseconds(20));
+          accept_retry_->async_wait([this](boost::system::error_code e) {
+            if (!e && !draining_) Accept();
+          });
+          return;
+        }
+        Accept();
       });
-      return;
-    }
-    Accept();
-  });
 }
 
 void TcpServer::BeginDrain() {
@@ -585,7 +626,8 @@ void TcpServer::Stop(std::chrono::milliseconds timeout) {
   stopped_ = true;
   BeginDrain();
   const auto until = Clock::now() + timeout;
-  while (active_.load() > 0 && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (active_.load() > 0 && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   for (auto& w : workers_) {
     asio::post(w->io, [worker = w.get()] {
       std::vector<TcpSession*> sessions(worker->sessions.begin(), worker->sessions.end());

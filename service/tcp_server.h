@@ -1,11 +1,11 @@
 #pragma once
 
 #include <atomic>
-#include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange without it
 #include <chrono>
 #include <memory>
 #include <thread>
 #include <unordered_set>
+#include <utility>  // before Asio: Boost 1.74 awaitable.hpp uses std::exchange without it
 #include <vector>
 
 #include <boost/asio.hpp>

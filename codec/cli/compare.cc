@@ -24,12 +24,14 @@ using codec::Format;
 
 constexpr char kUsage[] =
     "usage: rosetta compare [--format FMT] [--descriptor-set FILE --message-type NAME]\n"
-    "                       [--runs N] [--min-time S] [--zstd-level L] [--tsv] [MAPPING OPTIONS] FILE\n"
+    "                       [--runs N] [--min-time S] [--zstd-level L] [--tsv] [MAPPING OPTIONS] "
+    "FILE\n"
     "  FILE in FMT (default json). For json, cbor, msgpack (and protobuf with a schema): the\n"
     "  document's size as rosetta writes it, its zstd size, encode MB/s (CBOR events into the\n"
     "  format: Transcode from CBOR) and decode MB/s (Validate), MB = 10^6 bytes of that format;\n"
     "  medians of N runs (default 5) of at least S seconds of CPU time each (default 0.2).\n"
-    "  MAPPING OPTIONS: --allow-duplicate-keys --base64-standard --nonfinite-as-null --bignum-as-double\n";
+    "  MAPPING OPTIONS: --allow-duplicate-keys --base64-standard --nonfinite-as-null "
+    "--bignum-as-double\n";
 
 [[noreturn]] void Usage(const std::string& message) {
   std::fprintf(stderr, "rosetta: compare: %s\n%s", message.c_str(), kUsage);
@@ -86,7 +88,8 @@ double MedianSeconds(int runs, double min_time, F&& f) {
 }
 
 [[noreturn]] void Refused(std::string_view what, const codec::Status& s) {
-  std::fprintf(stderr, "rosetta: compare: %s: %s\n", std::string(what).c_str(), s.ToString(true).c_str());
+  std::fprintf(stderr, "rosetta: compare: %s: %s\n", std::string(what).c_str(),
+               s.ToString(true).c_str());
   std::exit(1);
 }
 
@@ -146,8 +149,10 @@ int RunCompare(int argc, char** argv) {
     }
   }
   if (path.empty()) Usage("missing FILE");
-  if (descriptor_sets.empty() != message_type.empty()) Usage("protobuf needs both --descriptor-set and --message-type");
-  if (input_format == Format::kProtobuf && descriptor_sets.empty()) Usage("--format protobuf needs a schema");
+  if (descriptor_sets.empty() != message_type.empty())
+    Usage("protobuf needs both --descriptor-set and --message-type");
+  if (input_format == Format::kProtobuf && descriptor_sets.empty())
+    Usage("--format protobuf needs a schema");
 
   std::unique_ptr<codec::Schema> schema;
   if (!descriptor_sets.empty()) {
@@ -163,7 +168,8 @@ int RunCompare(int argc, char** argv) {
   {
     FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) {
-      std::fprintf(stderr, "rosetta: compare: cannot open %s: %s\n", path.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "rosetta: compare: cannot open %s: %s\n", path.c_str(),
+                   std::strerror(errno));
       return 2;
     }
     char buf[1 << 16];
@@ -190,7 +196,9 @@ int RunCompare(int argc, char** argv) {
 
   // The events source: the document as CBOR, written once.
   codec::OutputBuffer cbor_out;
-  if (codec::Status s = codec::Transcode(request(input_format, Format::kCbor, input.view()), cbor_out); !s.ok()) {
+  if (codec::Status s =
+          codec::Transcode(request(input_format, Format::kCbor, input.view()), cbor_out);
+      !s.ok()) {
     Refused(std::string(codec::FormatName(input_format)) + " -> cbor", s);
   }
   const Padded cbor = Padded::Of(cbor_out.view());
@@ -203,12 +211,14 @@ int RunCompare(int argc, char** argv) {
     row.format = to;
     codec::OutputBuffer out;
     const codec::TranscodeRequest encode = request(Format::kCbor, to, cbor.view());
-    if (codec::Status s = codec::Transcode(encode, out); !s.ok()) Refused("cbor -> " + std::string(codec::FormatName(to)), s);
+    if (codec::Status s = codec::Transcode(encode, out); !s.ok())
+      Refused("cbor -> " + std::string(codec::FormatName(to)), s);
     const Padded doc = Padded::Of(out.view());
     row.bytes = doc.size;
 
     std::string compressed(ZSTD_compressBound(doc.size), '\0');
-    const size_t z = ZSTD_compress(compressed.data(), compressed.size(), doc.view().data(), doc.size, zstd_level);
+    const size_t z = ZSTD_compress(compressed.data(), compressed.size(), doc.view().data(),
+                                   doc.size, zstd_level);
     if (ZSTD_isError(z)) {
       std::fprintf(stderr, "rosetta: compare: zstd: %s\n", ZSTD_getErrorName(z));
       return 2;
@@ -216,35 +226,47 @@ int RunCompare(int argc, char** argv) {
     row.zstd_bytes = z;
 
     const codec::TranscodeRequest decode = request(to, to, doc.view());
-    if (codec::Status s = codec::Validate(decode); !s.ok()) Refused("validate " + std::string(codec::FormatName(to)), s);
+    if (codec::Status s = codec::Validate(decode); !s.ok())
+      Refused("validate " + std::string(codec::FormatName(to)), s);
     row.encode_s = MedianSeconds(runs, min_time, [&] { (void)codec::Transcode(encode, out); });
     row.decode_s = MedianSeconds(runs, min_time, [&] { (void)codec::Validate(decode); });
     rows.push_back(row);
   }
 
   const double json_bytes = static_cast<double>(rows[0].bytes);
-  auto mbps = [](size_t bytes, double s) { return s > 0 ? static_cast<double>(bytes) / s / 1e6 : 0.0; };
+  auto mbps = [](size_t bytes, double s) {
+    return s > 0 ? static_cast<double>(bytes) / s / 1e6 : 0.0;
+  };
   if (tsv) {
     std::printf("format\tbytes\tzstd_bytes\tencode_mb_s\tencode_us\tdecode_mb_s\tdecode_us\n");
     for (const Row& r : rows) {
-      std::printf("%s\t%zu\t%zu\t%.1f\t%.2f\t%.1f\t%.2f\n", std::string(codec::FormatName(r.format)).c_str(), r.bytes,
-                  r.zstd_bytes, mbps(r.bytes, r.encode_s), r.encode_s * 1e6, mbps(r.bytes, r.decode_s), r.decode_s * 1e6);
+      std::printf("%s\t%zu\t%zu\t%.1f\t%.2f\t%.1f\t%.2f\n",
+                  std::string(codec::FormatName(r.format)).c_str(), r.bytes, r.zstd_bytes,
+                  mbps(r.bytes, r.encode_s), r.encode_s * 1e6, mbps(r.bytes, r.decode_s),
+                  r.decode_s * 1e6);
     }
     return 0;
   }
-  std::printf("%s: %zu bytes of %s; medians of %d runs of >= %.2f s CPU time; MB = 10^6 bytes of each format's encoding\n\n",
-              path.c_str(), input.size, std::string(codec::FormatName(input_format)).c_str(), runs, min_time);
-  std::printf("| format | bytes | vs json | zstd -%d bytes | zstd vs json | encode MB/s | encode us | decode MB/s | decode us |\n",
-              zstd_level);
+  std::printf(
+      "%s: %zu bytes of %s; medians of %d runs of >= %.2f s CPU time; MB = 10^6 bytes of each "
+      "format's encoding\n\n",
+      path.c_str(), input.size, std::string(codec::FormatName(input_format)).c_str(), runs,
+      min_time);
+  std::printf(
+      "| format | bytes | vs json | zstd -%d bytes | zstd vs json | encode MB/s | encode us | "
+      "decode MB/s | decode us |\n",
+      zstd_level);
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Row& r : rows) {
     std::printf("| %s | %zu | %.0f%% | %zu | %.0f%% | %.0f | %.1f | %.0f | %.1f |\n",
-                std::string(codec::FormatName(r.format)).c_str(), r.bytes, 100.0 * static_cast<double>(r.bytes) / json_bytes,
-                r.zstd_bytes, 100.0 * static_cast<double>(r.zstd_bytes) / json_bytes, mbps(r.bytes, r.encode_s),
+                std::string(codec::FormatName(r.format)).c_str(), r.bytes,
+                100.0 * static_cast<double>(r.bytes) / json_bytes, r.zstd_bytes,
+                100.0 * static_cast<double>(r.zstd_bytes) / json_bytes, mbps(r.bytes, r.encode_s),
                 r.encode_s * 1e6, mbps(r.bytes, r.decode_s), r.decode_s * 1e6);
   }
-  std::printf("\nencode: Transcode from the document's CBOR form (the CBOR read is included); "
-              "decode: Validate (read, checked, nothing written).\n");
+  std::printf(
+      "\nencode: Transcode from the document's CBOR form (the CBOR read is included); "
+      "decode: Validate (read, checked, nothing written).\n");
   return 0;
 }
 

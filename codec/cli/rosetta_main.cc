@@ -30,8 +30,10 @@ std::string Usage() {
   std::string u =
       "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
       "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
-      "       rosetta compare [--format FMT] FILE     format report: sizes, zstd, MB/s (compare --help)\n"
-      "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type NAME)\n";
+      "       rosetta compare [--format FMT] FILE     format report: sizes, zstd, MB/s (compare "
+      "--help)\n"
+      "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type "
+      "NAME)\n";
   auto row = [&u](std::string_view head, std::string flag, std::string_view meaning) {
     u += head;
     u += flag;
@@ -50,7 +52,8 @@ std::string Usage() {
     row(first ? "OTHER OPTIONS: " : "               ", Flag(o.name), o.meaning);
     first = false;
   }
-  u += "exit 0: done; 1: input refused (one line on stderr: rosetta: CODE at byte OFFSET (PATH): MESSAGE);\n"
+  u += "exit 0: done; 1: input refused (one line on stderr: rosetta: CODE at byte OFFSET (PATH): "
+       "MESSAGE);\n"
        "2: usage or I/O error\n";
   return u;
 }
@@ -99,7 +102,9 @@ const rosetta::codec::OptionInfo* OptionFlag(std::string_view a) {
 
 Format ParseFormatFlag(std::string_view flag, const char* text) {
   auto f = rosetta::codec::ParseFormat(text);
-  if (!f) UsageError(std::string(flag) + ": unknown format '" + text + "' (json, cbor, msgpack, protobuf)");
+  if (!f)
+    UsageError(std::string(flag) + ": unknown format '" + text +
+               "' (json, cbor, msgpack, protobuf)");
   return *f;
 }
 
@@ -144,7 +149,8 @@ int main(int argc, char** argv) {
   }
   if (command == "compare") return rosetta::cli::RunCompare(argc - 2, argv + 2);
   const bool transcode = command == "transcode";
-  if (!transcode && command != "validate") UsageError("unknown command '" + std::string(command) + "'");
+  if (!transcode && command != "validate")
+    UsageError("unknown command '" + std::string(command) + "'");
 
   rosetta::codec::TranscodeRequest request;
   bool have_from = false, have_to = false;
@@ -169,7 +175,8 @@ int main(int argc, char** argv) {
       have_from = true;
     } else if (const rosetta::codec::LimitInfo* limit = LimitFlag(a)) {
       const uint64_t n = ParseNumber<uint64_t>(a, value());
-      if (n > limit->hard_cap) UsageError(std::string(a) + " above " + std::to_string(limit->hard_cap));
+      if (n > limit->hard_cap)
+        UsageError(std::string(a) + " above " + std::to_string(limit->hard_cap));
       limit->set(request.limits, n);
     } else if (const rosetta::codec::OptionInfo* option = OptionFlag(a)) {
       request.options.*option->field = true;
@@ -190,10 +197,12 @@ int main(int argc, char** argv) {
   if (transcode && (!have_from || !have_to)) UsageError("transcode needs --from and --to");
   if (!transcode && !have_from) UsageError("validate needs --format");
 
-  const bool protobuf = request.from == Format::kProtobuf || (transcode && request.to == Format::kProtobuf);
+  const bool protobuf =
+      request.from == Format::kProtobuf || (transcode && request.to == Format::kProtobuf);
   std::unique_ptr<rosetta::codec::Schema> schema;
   if (protobuf) {
-    if (descriptor_sets.empty() || message_type.empty()) UsageError("protobuf needs --descriptor-set FILE and --message-type NAME");
+    if (descriptor_sets.empty() || message_type.empty())
+      UsageError("protobuf needs --descriptor-set FILE and --message-type NAME");
     std::string error;
     schema = rosetta::codec::Schema::Load(descriptor_sets, &error);
     if (!schema) IoError(error);
@@ -214,7 +223,8 @@ int main(int argc, char** argv) {
   rosetta::codec::OutputBuffer out;
   Status s = rosetta::codec::Transcode(request, out);
   if (!s.ok()) Refused(s);
-  FILE* f = output_path.empty() || output_path == "-" ? stdout : std::fopen(output_path.c_str(), "wb");
+  FILE* f =
+      output_path.empty() || output_path == "-" ? stdout : std::fopen(output_path.c_str(), "wb");
   if (f == nullptr) IoError("cannot open " + output_path + ": " + std::strerror(errno));
   if (std::fwrite(out.data(), 1, out.size(), f) != out.size() || std::fflush(f) != 0) {
     IoError("cannot write output: " + std::string(std::strerror(errno)));

@@ -33,7 +33,8 @@ struct FormatCodec<Format::kJson> {
   static bool Read(Context& ctx, S& sink, std::string_view input, size_t padding) {
     std::string_view padded;
     if (!ReadPadded(ctx, input, padding, &padded)) return false;
-    return JsonReader<S>(ctx, sink).Read(padded, padded.data() == input.data() ? padding : simdjson::SIMDJSON_PADDING);
+    return JsonReader<S>(ctx, sink).Read(
+        padded, padded.data() == input.data() ? padding : simdjson::SIMDJSON_PADDING);
   }
 };
 
@@ -62,22 +63,26 @@ inline constexpr std::array kCodecFormats = {Format::kJson, Format::kCbor, Forma
 constexpr bool CodecFormatsAreTheSchemalessOnes() {
   for (size_t i = 0; i < kFormatTable.size(); ++i) {
     const bool has_codec = i < kCodecFormats.size();
-    if (has_codec && (kCodecFormats[i] != kFormatTable[i].format || static_cast<size_t>(kCodecFormats[i]) != i + 1)) {
+    if (has_codec && (kCodecFormats[i] != kFormatTable[i].format ||
+                      static_cast<size_t>(kCodecFormats[i]) != i + 1)) {
       return false;
     }
     if (has_codec == kFormatTable[i].needs_schema) return false;
   }
   return true;
 }
-static_assert(CodecFormatsAreTheSchemalessOnes(),
-              "every format without a schema has a FormatCodec, in the registry's order, numbered from 1");
+static_assert(
+    CodecFormatsAreTheSchemalessOnes(),
+    "every format without a schema has a FormatCodec, in the registry's order, numbered from 1");
 
 namespace read_any_detail {
 template <class S, size_t... I>
-bool Read(Format from, Context& ctx, S& sink, std::string_view input, size_t padding, std::index_sequence<I...>) {
+bool Read(Format from, Context& ctx, S& sink, std::string_view input, size_t padding,
+          std::index_sequence<I...>) {
   bool ok = false;
   static_cast<void>(
-      ((from == kCodecFormats[I] && (ok = FormatCodec<kCodecFormats[I]>::template Read<S>(ctx, sink, input, padding), true)) ||
+      ((from == kCodecFormats[I] &&
+        (ok = FormatCodec<kCodecFormats[I]>::template Read<S>(ctx, sink, input, padding), true)) ||
        ...));
   return ok;
 }
@@ -86,7 +91,8 @@ bool Read(Format from, Context& ctx, S& sink, std::string_view input, size_t pad
 // Reads `input` in format `from` (one of kCodecFormats) into sink.
 template <class S>
 bool ReadAny(Format from, Context& ctx, S& sink, std::string_view input, size_t padding) {
-  return read_any_detail::Read(from, ctx, sink, input, padding, std::make_index_sequence<kCodecFormats.size()>());
+  return read_any_detail::Read(from, ctx, sink, input, padding,
+                               std::make_index_sequence<kCodecFormats.size()>());
 }
 
 }  // namespace rosetta::codec

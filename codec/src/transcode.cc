@@ -2,9 +2,9 @@
 
 #include <array>
 #include <memory>
-#include <utility>
-#include <type_traits>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "common/context.h"
 #include "json/fast_to_json.h"
@@ -26,7 +26,8 @@ bool JsonIndex::Prepare(size_t n) {
   const size_t cap = n < 4096 ? 4096 : n;
   if (impl == nullptr) {
     // max_depth is for simdjson's second stage, which is not used.
-    if (simdjson::get_active_implementation()->create_dom_parser_implementation(cap, 1, impl)) return false;
+    if (simdjson::get_active_implementation()->create_dom_parser_implementation(cap, 1, impl))
+      return false;
   } else if (impl->set_capacity(cap)) {
     capacity = 0;
     return false;
@@ -67,7 +68,8 @@ using PairFn = bool (*)(Context&, std::string_view, size_t, OutputBuffer&);
 
 template <Format From, class Writer>
 bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer& out) {
-  if constexpr ((From == Format::kCbor || From == Format::kMsgpack) && std::is_same_v<Writer, JsonWriter>) {
+  if constexpr ((From == Format::kCbor || From == Format::kMsgpack) &&
+                std::is_same_v<Writer, JsonWriter>) {
     // The fast path first; on anything it does not take (fast_to_json.h), the general
     // path from the start, with what the fast one wrote and charged undone.
     const AllocationBudget budget = ctx.budget;
@@ -81,7 +83,8 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
     out.Resize(size);
   }
   Writer writer(ctx, out);
-  if (!ctx.status.ok()) [[unlikely]] return false;  // its container stack did not fit the budget
+  if (!ctx.status.ok()) [[unlikely]]
+    return false;  // its container stack did not fit the budget
   ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
   ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
   return ReadAny(From, ctx, writer, input, padding);
@@ -94,7 +97,8 @@ constexpr std::array<PairFn, sizeof...(To)> PairRow(std::index_sequence<To...>) 
 }
 template <size_t... From>
 constexpr auto PairTable(std::index_sequence<From...> seq) {
-  return std::array<std::array<PairFn, sizeof...(From)>, sizeof...(From)>{PairRow<kCodecFormats[From]>(seq)...};
+  return std::array<std::array<PairFn, sizeof...(From)>, sizeof...(From)>{
+      PairRow<kCodecFormats[From]>(seq)...};
 }
 constexpr auto kPairs = PairTable(std::make_index_sequence<kCodecFormats.size()>());
 
@@ -120,7 +124,8 @@ Status RunWithSchema(const TranscodeRequest& request, OutputBuffer* out, Transco
   if (request.schema != nullptr) return request.schema->Run(request, out, stats);
   Status s;
   s.code = ErrorCode::kUnknownMessageType;
-  s.message = "the " + std::string(FormatName(Info(request.from).needs_schema ? request.from : request.to)) +
+  s.message = "the " +
+              std::string(FormatName(Info(request.from).needs_schema ? request.from : request.to)) +
               " format needs a descriptor set (--descriptor-set)";
   return s;
 }
@@ -161,7 +166,8 @@ Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeSt
   // Most outputs are near the input's size: one allocation up front instead of a series
   // of doublings (untouched pages of a large block cost no memory).
   const uint64_t guess = request.input.size() + request.input.size() / 2 + 64;
-  if (out.capacity() < guess && guess <= request.limits.max_output_bytes && guess <= ctx.budget.limit() / 2) {
+  if (out.capacity() < guess && guess <= request.limits.max_output_bytes &&
+      guess <= ctx.budget.limit() / 2) {
     out.Ensure(guess);
   }
   const PairFn run = kPairs[static_cast<int>(request.from) - 1][static_cast<int>(request.to) - 1];

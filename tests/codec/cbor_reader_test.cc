@@ -32,8 +32,8 @@ std::string Head(uint8_t major, uint64_t v) {
 std::string TextItem(std::string_view s) { return Head(3, s.size()) + std::string(s); }
 
 // A claim refused both when validating and when transcoding, with nothing allocated for it.
-void ExpectClaimRefused(std::string_view hex, const char* code, uint64_t at, const char* path, uint64_t claim,
-                        const Limits& limits = {}) {
+void ExpectClaimRefused(std::string_view hex, const char* code, uint64_t at, const char* path,
+                        uint64_t claim, const Limits& limits = {}) {
   const std::string input = Hex(hex);
   Result v = Check(Format::kCbor, input, limits);
   EXPECT_REFUSED(v, code, at, path);
@@ -63,24 +63,27 @@ TEST(CborReaderErrors, TruncatedInsideAnItemReportsTheItemAndItsPath) {
 TEST(CborReaderErrors, EveryProperPrefixOfADocumentIsTruncated) {
   // {"a": [1, -500, 1.5, h'0102', "xyz", [_ "a", "b"], true, 1(0)], "b": {1: null}}
   const std::string doc =
-      Hex("a2 61 61 88 01 39 01 f3 f9 3e 00 42 01 02 63 78 79 7a 7f 61 61 61 62 ff f5 c1 00 61 62 a1 01 f6");
+      Hex("a2 61 61 88 01 39 01 f3 f9 3e 00 42 01 02 63 78 79 7a 7f 61 61 61 62 ff f5 c1 00 61 62 "
+          "a1 01 f6");
   ASSERT_TRUE(Check(Format::kCbor, doc).status.ok());
   for (size_t n = 0; n < doc.size(); ++n) {
     Result r = Check(Format::kCbor, doc.substr(0, n));
-    EXPECT_EQ(CodeName(r.status.code), "truncated") << "prefix of " << n << " bytes: " << r.status.message;
+    EXPECT_EQ(CodeName(r.status.code), "truncated")
+        << "prefix of " << n << " bytes: " << r.status.message;
     EXPECT_LE(r.status.offset, n);
   }
 }
 
 TEST(CborReaderErrors, SyntaxErrorsAreLocated) {
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 1c")), "syntax", 1, "/0");           // reserved ai 28
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 00 1f")), "syntax", 2, "/1");        // indefinite integer
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("ff")), "syntax", 0, "");                // break outside
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 ff")), "syntax", 1, "/0");           // break in a definite array
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 61 df")), "syntax", 3, "/a");     // tag ai 31
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("bf 61 61 ff")), "syntax", 3, "/a");     // break after a key
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("f8 17")), "syntax", 0, "");             // simple 23 in two bytes
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 01 fc")), "syntax", 2, "/1");        // reserved simple ai
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 1c")), "syntax", 1, "/0");     // reserved ai 28
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 00 1f")), "syntax", 2, "/1");  // indefinite integer
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("ff")), "syntax", 0, "");          // break outside
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 ff")), "syntax", 1,
+                 "/0");  // break in a definite array
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 61 df")), "syntax", 3, "/a");  // tag ai 31
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("bf 61 61 ff")), "syntax", 3, "/a");  // break after a key
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("f8 17")), "syntax", 0, "");  // simple 23 in two bytes
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 01 fc")), "syntax", 2, "/1");  // reserved simple ai
   // An indefinite string's chunks must be definite strings of the same major type.
   EXPECT_REFUSED(Check(Format::kCbor, Hex("5f 61 61 ff")), "syntax", 1, "");
   EXPECT_REFUSED(Check(Format::kCbor, Hex("7f 7f 61 61 ff ff")), "syntax", 1, "");
@@ -89,8 +92,9 @@ TEST(CborReaderErrors, SyntaxErrorsAreLocated) {
 
 TEST(CborReaderErrors, InvalidUtf8InTextIsLocatedAtTheString) {
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 61 62 c3 28")), "invalid_utf8", 3, "/a");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 00 63 ed a0 80")), "invalid_utf8", 2, "/1");  // a surrogate
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("62 c0 80")), "invalid_utf8", 0, "");            // overlong
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 00 63 ed a0 80")), "invalid_utf8", 2,
+                 "/1");                                                          // a surrogate
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("62 c0 80")), "invalid_utf8", 0, "");  // overlong
   // A key is text too.
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 ff 00")), "invalid_utf8", 1, "");
   // Byte strings carry no UTF-8 rule.
@@ -104,25 +108,33 @@ TEST(CborReaderErrors, EveryChunkOfAnIndefiniteTextStringMustBeValidUtf8) {
 }
 
 TEST(CborReaderErrors, DepthExceededAtTheContainerThatOpensPastTheLimit) {
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 81 81 00"), MaxDepth(2)), "depth_exceeded", 2, "/0/0");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 78 9f bf ff ff"), MaxDepth(2)), "depth_exceeded", 4, "/x/0");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 81 81 00"), MaxDepth(2)), "depth_exceeded", 2,
+                 "/0/0");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 78 9f bf ff ff"), MaxDepth(2)), "depth_exceeded",
+                 4, "/x/0");
   EXPECT_TRUE(Check(Format::kCbor, Hex("81 81 00"), MaxDepth(2)).status.ok());
 }
 
 TEST(CborReaderErrors, StringTooLargeAtTheStringThatPassesMaxStringBytes) {
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 64 61 62 63 64"), MaxString(3)), "string_too_large", 1, "/0");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 6b 44 00 00 00 00"), MaxString(3)), "string_too_large", 3, "/k");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 64 61 62 63 64"), MaxString(3)), "string_too_large",
+                 1, "/0");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a1 61 6b 44 00 00 00 00"), MaxString(3)),
+                 "string_too_large", 3, "/k");
   EXPECT_TRUE(Check(Format::kCbor, Hex("63 61 62 63"), MaxString(3)).status.ok());
   // Chunks of 2 + 2 bytes: each fits, their total does not.
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 00 5f 42 00 00 42 00 00 ff"), MaxString(3)), "string_too_large", 2, "/1");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("82 00 5f 42 00 00 42 00 00 ff"), MaxString(3)),
+                 "string_too_large", 2, "/1");
 }
 
 TEST(CborReaderErrors, TooManyItemsForDefiniteAndIndefiniteContainers) {
   EXPECT_REFUSED(Check(Format::kCbor, Hex("83 01 02 03"), MaxItems(2)), "too_many_items", 0, "");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 a3 01 00 02 00 03 00"), MaxItems(2)), "too_many_items", 1, "/0");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("9f 01 02 03 ff"), MaxItems(2)), "too_many_items", 3, "/2");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("81 a3 01 00 02 00 03 00"), MaxItems(2)),
+                 "too_many_items", 1, "/0");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("9f 01 02 03 ff"), MaxItems(2)), "too_many_items", 3,
+                 "/2");
   // The third pair is refused at its key, where the map is the path.
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("bf 01 00 02 00 03 00 ff"), MaxItems(2)), "too_many_items", 5, "");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("bf 01 00 02 00 03 00 ff"), MaxItems(2)),
+                 "too_many_items", 5, "");
   EXPECT_TRUE(Check(Format::kCbor, Hex("9f 01 02 ff"), MaxItems(2)).status.ok());
   EXPECT_TRUE(Check(Format::kCbor, Hex("a2 01 00 02 00"), MaxItems(2)).status.ok());
 }
@@ -141,12 +153,15 @@ TEST(CborReaderErrors, DuplicateKeyAtTheSecondKey) {
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 61 61 01 61 61 02")), "duplicate_key", 4, "/a");
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 01 00 01 00")), "duplicate_key", 3, "/1");
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 20 00 20 00")), "duplicate_key", 3, "/-1");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 41 00 01 41 00 02")), "duplicate_key", 4, std::string("/\0", 2));
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 41 00 01 41 00 02")), "duplicate_key", 4,
+                 std::string("/\0", 2));
   EXPECT_REFUSED(Check(Format::kCbor, Hex("bf 61 62 f6 61 62 f6 ff")), "duplicate_key", 4, "/b");
   // RFC 6901: '/' and '~' in a key are escaped in the path.
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 63 61 2f 7e 00 63 61 2f 7e 00")), "duplicate_key", 6, "/a~1~0");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 63 61 2f 7e 00 63 61 2f 7e 00")), "duplicate_key", 6,
+                 "/a~1~0");
   // Keys of different types never collide: 1, "1", h'31', -2 and 1.0.
-  EXPECT_TRUE(Check(Format::kCbor, Hex("a5 01 00 61 31 00 41 31 00 21 00 f9 3c 00 00")).status.ok());
+  EXPECT_TRUE(
+      Check(Format::kCbor, Hex("a5 01 00 61 31 00 41 31 00 21 00 f9 3c 00 00")).status.ok());
   // The same key in sibling maps and in nested maps is no duplicate.
   EXPECT_TRUE(Check(Format::kCbor, Hex("82 a1 61 61 00 a1 61 61 a1 61 61 00")).status.ok());
 }
@@ -154,8 +169,10 @@ TEST(CborReaderErrors, DuplicateKeyAtTheSecondKey) {
 // Float and simple keys are compared by value: a float in any width (the writers give one
 // value one encoding), every NaN as one; 0.0 and -0.0 differ.
 TEST(CborReaderErrors, DuplicateFloatAndSimpleKeys) {
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f9 3e 00 00 fb 3f f8 00 00 00 00 00 00 00")), "duplicate_key", 5, "/1.5");
-  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f9 7e 00 00 fa 7f c0 00 01 00")), "duplicate_key", 5, "/nan");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f9 3e 00 00 fb 3f f8 00 00 00 00 00 00 00")),
+                 "duplicate_key", 5, "/1.5");
+  EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f9 7e 00 00 fa 7f c0 00 01 00")), "duplicate_key", 5,
+                 "/nan");
   EXPECT_TRUE(Check(Format::kCbor, Hex("a2 f9 00 00 00 f9 80 00 00")).status.ok());
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f6 00 f6 00")), "duplicate_key", 3, "/null");
   EXPECT_REFUSED(Check(Format::kCbor, Hex("a2 f5 00 f5 00")), "duplicate_key", 3, "/true");
@@ -173,7 +190,8 @@ TEST(CborReaderErrors, DuplicateKeysAllowedByOption) {
   MappingOptions allow;
   allow.allow_duplicate_keys = true;
   EXPECT_TRUE(Check(Format::kCbor, Hex("a2 61 61 01 61 61 02"), {}, allow).status.ok());
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kCbor, Hex("a2 61 61 01 61 61 02"), {}, allow), "a2616101616102");
+  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kCbor, Hex("a2 61 61 01 61 61 02"), {}, allow),
+                "a2616101616102");
 }
 
 TEST(CborReaderErrors, UnrepresentableFromTheWriterIsLocatedByTheReader) {
@@ -191,7 +209,8 @@ TEST(CborReaderErrors, TrailingDataAfterTheItem) {
 TEST(CborReaderErrors, InputTooLargeBeforeAnythingIsRead) {
   Result r = Check(Format::kCbor, Hex("83 01 02 03"), MaxInput(3));
   EXPECT_REFUSED(r, "input_too_large", 3, "");
-  EXPECT_REFUSED(RunTranscode(Format::kCbor, Format::kJson, Hex("83 01 02 03"), MaxInput(3)), "input_too_large", 3, "");
+  EXPECT_REFUSED(RunTranscode(Format::kCbor, Format::kJson, Hex("83 01 02 03"), MaxInput(3)),
+                 "input_too_large", 3, "");
   EXPECT_TRUE(Check(Format::kCbor, Hex("83 01 02 03"), MaxInput(4)).status.ok());
 }
 
@@ -237,7 +256,8 @@ TEST(CborClaimGuard, CborClaimWithinTheBytesButPastMaxItemsIsRefusedBeforeAlloca
 
 TEST(CborClaimGuard, CborIndefiniteStringChunkClaiming4GiBIsRefusedWithNothingAllocated) {
   ExpectClaimRefused("5f 41 00 5a ff ff ff ff 00 ff", "truncated", 3, "", 0xffffffffu);
-  ExpectClaimRefused("82 00 7f 7b ff ff ff ff ff ff ff ff 61 ff", "truncated", 3, "/1", ~uint64_t{0});
+  ExpectClaimRefused("82 00 7f 7b ff ff ff ff ff ff ff ff 61 ff", "truncated", 3, "/1",
+                     ~uint64_t{0});
 }
 
 TEST(CborClaimGuard, CborManyChunksAreJoinedOnlyAfterTheirTotalIsKnown) {
@@ -254,12 +274,14 @@ TEST(CborClaimGuard, CborNestedClaimsAreEachCheckedAgainstTheBytesLeft) {
   // An outer array of two claims: the second is the lie.
   ExpectClaimRefused("82 81 00 9a 00 ff ff ff 00 00", "truncated", 3, "/1", 0xffffffu);
   // A map whose value claims 2^32 items.
-  ExpectClaimRefused("a1 61 61 9b 00 00 00 01 00 00 00 00 00", "truncated", 3, "/a", uint64_t{1} << 32);
+  ExpectClaimRefused("a1 61 61 9b 00 00 00 01 00 00 00 00 00", "truncated", 3, "/a",
+                     uint64_t{1} << 32);
 }
 
 TEST(CborClaimGuard, CborClaimUnderATagIsRefusedWithNothingAllocated) {
   // Bignum (tag 2) claiming 2^63 bytes of magnitude.
-  ExpectClaimRefused("82 00 c2 5b 7f ff ff ff ff ff ff ff 00", "truncated", 3, "/1", 0x7fffffffffffffffull);
+  ExpectClaimRefused("82 00 c2 5b 7f ff ff ff ff ff ff ff 00", "truncated", 3, "/1",
+                     0x7fffffffffffffffull);
   // A MessagePack ext tag over an array claim, and tags on tags.
   ExpectClaimRefused("da 6d 70 00 01 9a ff ff ff ff", "truncated", 5, "", 0xffffffffu);
   ExpectClaimRefused("c1 d8 36 d9 03 e9 ba ff ff ff ff", "truncated", 6, "", 0xffffffffu);
@@ -329,7 +351,8 @@ TEST(CborReaderScale, DuplicateAtTheEndOfA200000KeyMapIsCaught) {
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_REFUSED(Check(Format::kCbor, input), "duplicate_key", last_key, "/k0");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
-  EXPECT_REFUSED(RunTranscode(Format::kCbor, Format::kMsgpack, input), "duplicate_key", last_key, "/k0");
+  EXPECT_REFUSED(RunTranscode(Format::kCbor, Format::kMsgpack, input), "duplicate_key", last_key,
+                 "/k0");
   // Integer keys too.
   std::string ints = Head(5, 200001);
   for (uint64_t i = 0; i < 200000; ++i) ints += Head(0, i) + Hex("f6");

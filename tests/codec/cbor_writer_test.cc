@@ -71,7 +71,7 @@ TEST(CborWriterPreferred, LongerHeadsInTheInputComeOutShortest) {
   EXPECT_OUTPUT(CborToCbor("7a 00 00 00 01 61"), "6161");
   EXPECT_OUTPUT(CborToCbor("9a 00 00 00 01 00"), "8100");
   EXPECT_OUTPUT(CborToCbor("b8 01 00 00"), "a10000");
-  EXPECT_OUTPUT(CborToCbor("d8 01 1a 00 00 00 01"), "c101");   // tag 1 in two bytes
+  EXPECT_OUTPUT(CborToCbor("d8 01 1a 00 00 00 01"), "c101");  // tag 1 in two bytes
   EXPECT_OUTPUT(CborToCbor("db 00 00 00 00 6d 70 00 05 40"), "da6d70000540");
   // Indefinite lengths become definite (RFC 8949 4.2.1).
   EXPECT_OUTPUT(CborToCbor("5f 41 01 42 02 03 ff"), "43010203");
@@ -93,17 +93,17 @@ TEST(CborWriterPreferred, FloatsTakeTheShortestWidthThatHoldsTheValueExactly) {
       {"100000.0", "fa47c35000"},
       {"3.4028234663852886e+38", "fa7f7fffff"},
       {"1.0e+300", "fb7e37e43c8800759c"},
-      {"5.960464477539063e-8", "f90001"},   // the smallest half subnormal, 2^-24
-      {"0.00006103515625", "f90400"},       // the smallest half normal, 2^-14
+      {"5.960464477539063e-8", "f90001"},  // the smallest half subnormal, 2^-24
+      {"0.00006103515625", "f90400"},      // the smallest half normal, 2^-14
       {"-4.0", "f9c400"},
       {"-4.1", "fbc010666666666666"},
       // Boundaries worked out by hand: binary16 has 10 fraction bits, binary32 has 23.
-      {"1.0009765625", "f93c01"},            // 1 + 2^-10: half
-      {"1.00048828125", "fa3f801000"},       // 1 + 2^-11: single
-      {"65505.0", "fa477fe100"},             // past half's 11 significant bits
-      {"65520.0", "fa477ff000"},             // would round to half's infinity
-      {"2.98023223876953125e-8", "fa33000000"},  // 2^-25: below half's subnormals
-      {"3.0000002384185791015625", "fa40400001"},          // 3 + 2^-22: single
+      {"1.0009765625", "f93c01"},                           // 1 + 2^-10: half
+      {"1.00048828125", "fa3f801000"},                      // 1 + 2^-11: single
+      {"65505.0", "fa477fe100"},                            // past half's 11 significant bits
+      {"65520.0", "fa477ff000"},                            // would round to half's infinity
+      {"2.98023223876953125e-8", "fa33000000"},             // 2^-25: below half's subnormals
+      {"3.0000002384185791015625", "fa40400001"},           // 3 + 2^-22: single
       {"3.00000011920928955078125", "fb4008000010000000"},  // 3 + 2^-23: double only
   };
   for (const auto& [json, cbor] : cases) {
@@ -150,7 +150,9 @@ TEST_P(CborLengthSlot, ArrayOfUnknownLengthGetsTheShortestHead) {
   json += "]";
   EXPECT_OUTPUT(JsonToCbor(json), HeadHex(4, n) + items);
   // An indefinite-length CBOR array takes the same path.
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kCbor, Hex("9f") + std::string(n, '\0') + Hex("ff")), HeadHex(4, n) + items);
+  EXPECT_OUTPUT(
+      RunTranscode(Format::kCbor, Format::kCbor, Hex("9f") + std::string(n, '\0') + Hex("ff")),
+      HeadHex(4, n) + items);
 }
 
 TEST_P(CborLengthSlot, MapOfUnknownLengthGetsTheShortestHead) {
@@ -176,10 +178,12 @@ TEST_P(CborLengthSlot, WidenedSlotsInsideWidenedSlotsKeepTheirContent) {
     items += "00";
   }
   inner += "]";
-  EXPECT_OUTPUT(JsonToCbor("[" + inner + ",1," + inner + "]"), "83" + HeadHex(4, n) + items + "01" + HeadHex(4, n) + items);
+  EXPECT_OUTPUT(JsonToCbor("[" + inner + ",1," + inner + "]"),
+                "83" + HeadHex(4, n) + items + "01" + HeadHex(4, n) + items);
 }
 
-INSTANTIATE_TEST_SUITE_P(Counts, CborLengthSlot, ::testing::Values(0, 1, 15, 16, 23, 24, 255, 256, 65535, 65536));
+INSTANTIATE_TEST_SUITE_P(Counts, CborLengthSlot,
+                         ::testing::Values(0, 1, 15, 16, 23, 24, 255, 256, 65535, 65536));
 
 TEST(CborLengthSlot, ContainersOfContainersAllWidened) {
   // 30 arrays of 30 arrays of 2 items: every level needs a two-byte head.
@@ -213,13 +217,15 @@ TEST(CborWriterLimits, OutputOfExactlyMaxOutputBytesIsWritten) {
   EXPECT_REFUSED(JsonToCbor(json, MaxOutput(25)), "output_too_large", 48, "");  // at the ']'
   const std::string indefinite = "9f" + std::string(48, '0') + "ff";
   EXPECT_TRUE(CborToCbor(indefinite, MaxOutput(26)).status.ok());
-  EXPECT_REFUSED(CborToCbor(indefinite, MaxOutput(25)), "output_too_large", 25, "");  // at the break
+  EXPECT_REFUSED(CborToCbor(indefinite, MaxOutput(25)), "output_too_large", 25,
+                 "");  // at the break
 }
 
 TEST(CborWriterLimits, OutputPastMaxOutputBytesIsRefusedAtTheItemThatDoesNotFit) {
   EXPECT_REFUSED(JsonToCbor("[1,2,3]", MaxOutput(3)), "output_too_large", 5, "/2");
   EXPECT_REFUSED(JsonToCbor(R"({"a":"abcdef"})", MaxOutput(5)), "output_too_large", 5, "/a");
-  EXPECT_REFUSED(CborToCbor("82 01 5a 00 00 00 04 00 00 00 00", MaxOutput(5)), "output_too_large", 2, "/1");
+  EXPECT_REFUSED(CborToCbor("82 01 5a 00 00 00 04 00 00 00 00", MaxOutput(5)), "output_too_large",
+                 2, "/1");
   // A container that does not fit is refused at its own path.
   EXPECT_REFUSED(JsonToCbor("[0,[1]]", MaxOutput(2)), "output_too_large", 3, "/1");
   EXPECT_REFUSED(CborToCbor("82 00 81 01", MaxOutput(2)), "output_too_large", 2, "/1");
@@ -229,7 +235,8 @@ TEST(CborWriterLimits, OutputPastMaxOutputBytesIsRefusedAtTheItemThatDoesNotFit)
   for (int i = 1; i < 24; ++i) z24 += ",0";
   z24 += "]";
   EXPECT_REFUSED(JsonToCbor("[" + z24 + " , 1]", MaxOutput(26)), "output_too_large", 49, "/0");
-  EXPECT_REFUSED(JsonToCbor(z24.substr(0, 46) + ",[0] ] ", MaxOutput(26)), "output_too_large", 51, "");
+  EXPECT_REFUSED(JsonToCbor(z24.substr(0, 46) + ",[0] ] ", MaxOutput(26)), "output_too_large", 51,
+                 "");
 }
 
 // The writer's own container stack obeys max_depth: here driven directly, and through a
@@ -259,13 +266,16 @@ TEST(CborWriterLimits, TimestampMapPastMaxDepthIsRefused) {
 // ---- what the other formats become in CBOR ----
 
 TEST(CborWriterMapping, MsgpackExtBecomesTagInTheMpRange) {
-  EXPECT_OUTPUT(MsgpackToCbor("d4 05 2a"), "da6d700005412a");             // fixext1, type 5
-  EXPECT_OUTPUT(MsgpackToCbor("d4 80 00"), "da6d70008041" "00");          // type -128
-  EXPECT_OUTPUT(MsgpackToCbor("d4 7f 00"), "da6d70007f4100");             // type 127
-  EXPECT_OUTPUT(MsgpackToCbor("c7 00 10"), "da6d70001040");               // ext8, empty
+  EXPECT_OUTPUT(MsgpackToCbor("d4 05 2a"), "da6d700005412a");  // fixext1, type 5
+  EXPECT_OUTPUT(MsgpackToCbor("d4 80 00"),
+                "da6d70008041"
+                "00");                                                      // type -128
+  EXPECT_OUTPUT(MsgpackToCbor("d4 7f 00"), "da6d70007f4100");               // type 127
+  EXPECT_OUTPUT(MsgpackToCbor("c7 00 10"), "da6d70001040");                 // ext8, empty
   EXPECT_OUTPUT(MsgpackToCbor("c7 03 fe 01 02 03"), "da6d7000fe43010203");  // type -2
   EXPECT_OUTPUT(MsgpackToCbor("d8 01 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"),
-                "da6d7000015000" "0102030405060708090a0b0c0d0e0f");
+                "da6d7000015000"
+                "0102030405060708090a0b0c0d0e0f");
 }
 
 TEST(CborWriterMapping, MsgpackTimestampsBecomeTag1OrTag1001) {
@@ -278,16 +288,23 @@ TEST(CborWriterMapping, MsgpackTimestampsBecomeTag1OrTag1001) {
   EXPECT_OUTPUT(MsgpackToCbor("d7 ff 00 00 00 03 ff ff ff ff"), "c11b00000003ffffffff");
   // timestamp 96: -1 s, and 2^34 s.
   EXPECT_OUTPUT(MsgpackToCbor("c7 0c ff 00 00 00 00 ff ff ff ff ff ff ff ff"), "c120");
-  EXPECT_OUTPUT(MsgpackToCbor("c7 0c ff 00 00 00 00 00 00 00 04 00 00 00 00"), "c11b0000000400000000");
-  EXPECT_OUTPUT(MsgpackToCbor("c7 0c ff 00 00 00 07 80 00 00 00 00 00 00 00"), "d903e9a2013b7fffffffffffffff2807");
+  EXPECT_OUTPUT(MsgpackToCbor("c7 0c ff 00 00 00 00 00 00 00 04 00 00 00 00"),
+                "c11b0000000400000000");
+  EXPECT_OUTPUT(MsgpackToCbor("c7 0c ff 00 00 00 07 80 00 00 00 00 00 00 00"),
+                "d903e9a2013b7fffffffffffffff2807");
 }
 
 TEST(CborWriterMapping, TextAndBytesFromJsonAndMsgpack) {
-  EXPECT_OUTPUT(JsonToCbor(R"(["a\u00e9\n"])"), "8164" "61c3a90a");
+  EXPECT_OUTPUT(JsonToCbor(R"(["a\u00e9\n"])"),
+                "8164"
+                "61c3a90a");
   EXPECT_OUTPUT(JsonToCbor(R"("\ud83d\ude00")"), "64f09f9880");
   EXPECT_OUTPUT(MsgpackToCbor("c4 02 01 02"), "420102");
   EXPECT_OUTPUT(MsgpackToCbor("d9 01 61"), "6161");
-  EXPECT_OUTPUT(MsgpackToCbor("82 01 a1 61 ff a1 62"), "a2016161" "20" "6162");  // integer keys kept
+  EXPECT_OUTPUT(MsgpackToCbor("82 01 a1 61 ff a1 62"),
+                "a2016161"
+                "20"
+                "6162");  // integer keys kept
 }
 
 }  // namespace

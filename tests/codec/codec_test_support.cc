@@ -4,15 +4,10 @@
 #include <stdexcept>
 
 namespace rosetta::codec::testing {
-namespace {
+namespace {}  // namespace
 
-
-}  // namespace
-
-
-
-Result RunTranscode(Format from, Format to, std::string_view input, const Limits& limits, const MappingOptions& options,
-           bool padded) {
+Result RunTranscode(Format from, Format to, std::string_view input, const Limits& limits,
+                    const MappingOptions& options, bool padded) {
   std::string buffer(input);
   buffer.append(kInputPadding, '\0');
   TranscodeRequest request;
@@ -33,7 +28,8 @@ Result RunTranscode(Format from, Format to, std::string_view input, const Limits
   return r;
 }
 
-Result Check(Format from, std::string_view input, const Limits& limits, const MappingOptions& options) {
+Result Check(Format from, std::string_view input, const Limits& limits,
+             const MappingOptions& options) {
   std::string buffer(input);
   buffer.append(kInputPadding, '\0');
   TranscodeRequest request;

@@ -1,10 +1,10 @@
 // codec/src/json/fast_to_json.h: the CBOR -> JSON and MessagePack -> JSON fast paths
 // against the general path (CborReader / MsgpackReader into JsonWriter) on random
-// documents (MessagePack ones are the CBOR ones transcoded by the general path). Where the fast path answers, its output
-// must be the general path's byte for byte; where the document stays inside what the
-// fast path takes and the general path succeeds, the fast path must answer (it is not
-// allowed to fall back silently); and Transcode, which tries the fast path first, must
-// give exactly the general path's output or error (code, offset, path).
+// documents (MessagePack ones are the CBOR ones transcoded by the general path). Where the fast
+// path answers, its output must be the general path's byte for byte; where the document stays
+// inside what the fast path takes and the general path succeeds, the fast path must answer (it is
+// not allowed to fall back silently); and Transcode, which tries the fast path first, must give
+// exactly the general path's output or error (code, offset, path).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,11 +13,11 @@
 
 #include <gtest/gtest.h>
 
-#include "json/fast_to_json.h"
 #include "cbor/cbor_reader.h"
-#include "msgpack/msgpack_reader.h"
 #include "common/context.h"
+#include "json/fast_to_json.h"
 #include "json/json_writer.h"
+#include "msgpack/msgpack_reader.h"
 #include "rosetta/codec/transcode.h"
 
 namespace rosetta::codec {
@@ -52,8 +52,21 @@ class Generator {
     for (int i = bytes - 1; i >= 0; --i) out_.push_back(static_cast<char>(v >> (8 * i)));
   }
   std::string Text() {
-    static const char* const kPieces[] = {"a", "id", "name", "\"", "\\", "\n", "\t", "\x01", "\x1f", "/",
-                                          "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "138586341", "x y"};
+    static const char* const kPieces[] = {"a",
+                                          "id",
+                                          "name",
+                                          "\"",
+                                          "\\",
+                                          "\n",
+                                          "\t",
+                                          "\x01",
+                                          "\x1f",
+                                          "/",
+                                          "\xc3\xa9",
+                                          "\xe2\x82\xac",
+                                          "\xf0\x9f\x98\x80",
+                                          "138586341",
+                                          "x y"};
     std::string s;
     const uint64_t pieces = Pick(6) == 0 ? Pick(120) : Pick(6);
     for (uint64_t i = 0; i < pieces; ++i) s += kPieces[Pick(std::size(kPieces))];
@@ -82,14 +95,17 @@ class Generator {
         break;
       case 5: {  // a float of each width
         const int w = static_cast<int>(Pick(3));
-        double d = Pick(10) == 0 ? (Pick(2) ? NAN : INFINITY) : std::ldexp(static_cast<double>(Pick(1 << 20)), static_cast<int>(Pick(60)) - 40);
+        double d = Pick(10) == 0 ? (Pick(2) ? NAN : INFINITY)
+                                 : std::ldexp(static_cast<double>(Pick(1 << 20)),
+                                              static_cast<int>(Pick(60)) - 40);
         if (Pick(2)) d = -d;
         if (!std::isfinite(d)) plain_ = false;
         if (w == 0) {
           out_ += "\xf9";
           out_.push_back(static_cast<char>(Pick(256)));
           out_.push_back(static_cast<char>(Pick(256)));
-          if ((static_cast<uint8_t>(out_[out_.size() - 2]) & 0x7c) == 0x7c) plain_ = false;  // half Inf/NaN
+          if ((static_cast<uint8_t>(out_[out_.size() - 2]) & 0x7c) == 0x7c)
+            plain_ = false;  // half Inf/NaN
         } else if (w == 1) {
           const auto f = std::bit_cast<uint32_t>(static_cast<float>(d));
           out_ += "\xfa";
@@ -104,18 +120,32 @@ class Generator {
       case 6:  // what only the general path takes
         plain_ = false;
         switch (Pick(5)) {
-          case 0: Head(2, 3); out_ += "abc"; break;             // bytes
-          case 1: Head(6, 1); Head(0, 1363896240); break;       // a tag
-          case 2: out_.push_back('\xf7'); break;                // undefined
-          case 3: out_ += "\x7f\x61x\x61y\xff"; break;          // indefinite text
-          default: out_.push_back('\xe5'); break;               // simple(5)
+          case 0:
+            Head(2, 3);
+            out_ += "abc";
+            break;  // bytes
+          case 1:
+            Head(6, 1);
+            Head(0, 1363896240);
+            break;  // a tag
+          case 2:
+            out_.push_back('\xf7');
+            break;  // undefined
+          case 3:
+            out_ += "\x7f\x61x\x61y\xff";
+            break;  // indefinite text
+          default:
+            out_.push_back('\xe5');
+            break;  // simple(5)
         }
         break;
       case 7:
         if (Pick(50) == 0) {  // broken: truncated or trailing
           plain_ = false;
-          if (Pick(2)) out_.push_back('\x18');
-          else out_ += "\x82\x01";
+          if (Pick(2))
+            out_.push_back('\x18');
+          else
+            out_ += "\x82\x01";
         } else {
           Head(0, 7);
         }
@@ -188,7 +218,8 @@ struct Result {
   Status status;
 };
 
-Result General(Format from, std::string_view cbor, const Limits& limits, const MappingOptions& options) {
+Result General(Format from, std::string_view cbor, const Limits& limits,
+               const MappingOptions& options) {
   Context ctx(limits, options);
   OutputBuffer out;
   out.Begin(limits.max_output_bytes, &ctx.budget);
@@ -201,17 +232,19 @@ Result General(Format from, std::string_view cbor, const Limits& limits, const M
   return {ok, std::string(out.view()), ctx.status};
 }
 
-void Compare(Format from, const std::string& cbor, bool plain, const Limits& limits, const MappingOptions& options,
-             int* fast_answers) {
+void Compare(Format from, const std::string& cbor, bool plain, const Limits& limits,
+             const MappingOptions& options, int* fast_answers) {
   const Result general = General(from, cbor, limits, options);
   Context ctx(limits, options);
   OutputBuffer out;
   out.Begin(limits.max_output_bytes, &ctx.budget);
-  const bool fast = from == Format::kCbor ? FastCborToJson(ctx, cbor, out) : FastMsgpackToJson(ctx, cbor, out);
+  const bool fast =
+      from == Format::kCbor ? FastCborToJson(ctx, cbor, out) : FastMsgpackToJson(ctx, cbor, out);
   if (fast) {
     ++*fast_answers;
     if (general.status.code == ErrorCode::kBudgetExceeded) return;  // see below
-    ASSERT_TRUE(general.ok) << "fast path answered where the general path says " << general.status.ToString();
+    ASSERT_TRUE(general.ok) << "fast path answered where the general path says "
+                            << general.status.ToString();
     ASSERT_EQ(std::string(out.view()), general.output);
   } else if (plain && general.ok) {
     FAIL() << "the fast path fell back on a document it takes: " << general.output.substr(0, 200);
@@ -281,7 +314,8 @@ TEST_P(FastToJsonTest, SameAsTheGeneralPathOnRandomDocuments) {
     if (!InFormat(GetParam(), gen.Document(&plain), &doc)) continue;
     ++docs;
     plain_docs += plain;
-    ASSERT_NO_FATAL_FAILURE(Compare(GetParam(), doc, plain, limits, options, &fast_answers)) << "document " << i;
+    ASSERT_NO_FATAL_FAILURE(Compare(GetParam(), doc, plain, limits, options, &fast_answers))
+        << "document " << i;
   }
   EXPECT_GT(docs, 12000);
   EXPECT_GT(plain_docs, 8000);
@@ -296,18 +330,29 @@ TEST_P(FastToJsonTest, SameAsTheGeneralPathUnderLowLimits) {
   for (int i = 0; i < 20000; ++i) {
     Limits limits;
     switch (i % 5) {
-      case 0: limits.max_depth = 2; break;
-      case 1: limits.max_items = 3; break;
-      case 2: limits.max_string_bytes = 5; break;
-      case 3: limits.max_output_bytes = 40; break;
-      default: limits.max_alloc_bytes = 2000; break;
+      case 0:
+        limits.max_depth = 2;
+        break;
+      case 1:
+        limits.max_items = 3;
+        break;
+      case 2:
+        limits.max_string_bytes = 5;
+        break;
+      case 3:
+        limits.max_output_bytes = 40;
+        break;
+      default:
+        limits.max_alloc_bytes = 2000;
+        break;
     }
     MappingOptions options;
     options.allow_duplicate_keys = i % 7 == 0;
     bool plain;
     std::string doc;
     if (!InFormat(GetParam(), gen.Document(&plain), &doc)) continue;
-    ASSERT_NO_FATAL_FAILURE(Compare(GetParam(), doc, false, limits, options, &fast_answers)) << "document " << i;
+    ASSERT_NO_FATAL_FAILURE(Compare(GetParam(), doc, false, limits, options, &fast_answers))
+        << "document " << i;
   }
   EXPECT_GT(fast_answers, 2000);
 }
@@ -316,20 +361,61 @@ TEST_P(FastToJsonTest, SameAsTheGeneralPathUnderLowLimits) {
 // writes (uint32 for 5, str16 for "ab", array32 of 1, map16 of 1): the same JSON as the
 // general path, from the fast path itself.
 TEST(FastToJsonMsgpack, EveryWidth) {
-  const std::string docs[] = {
-      std::string("\xcc\x05", 2), std::string("\xcd\x00\x05", 3), std::string("\xce\x00\x00\x00\x05", 5),
-      std::string("\xcf\x00\x00\x00\x00\x00\x00\x00\x05", 9), std::string("\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9),
-      std::string("\xd0\xfb", 2), std::string("\xd1\xff\xfb", 3), std::string("\xd2\xff\xff\xff\xfb", 5),
-      std::string("\xd3\xff\xff\xff\xff\xff\xff\xff\xfb", 9), std::string("\xd3\x80\x00\x00\x00\x00\x00\x00\x00", 9),
-      std::string("\xd0\x05", 2), std::string("\xe0", 1), std::string("\x7f", 1),
-      std::string("\xd9\x02" "ab", 4), std::string("\xda\x00\x02" "ab", 5), std::string("\xdb\x00\x00\x00\x02" "ab", 7),
-      std::string("\xdc\x00\x01\xc3", 4), std::string("\xdd\x00\x00\x00\x01\xc2", 6),
-      std::string("\xde\x00\x01\xa1k\xc0", 6), std::string("\xdf\x00\x00\x00\x01\xa1k\xc0", 8),
-      std::string("\xca\x3f\xc0\x00\x00", 5), std::string("\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00", 9),
-      std::string("\x82\xa1" "a\x90\xa1" "b\x80", 7)};
-  const char* const expected[] = {"5", "5", "5", "5", "18446744073709551615", "-5", "-5", "-5", "-5",
-                                  "-9223372036854775808", "5", "-32", "127", "\"ab\"", "\"ab\"", "\"ab\"", "[true]",
-                                  "[false]", "{\"k\":null}", "{\"k\":null}", "1.5", "1.5", "{\"a\":[],\"b\":{}}"};
+  const std::string docs[] = {std::string("\xcc\x05", 2),
+                              std::string("\xcd\x00\x05", 3),
+                              std::string("\xce\x00\x00\x00\x05", 5),
+                              std::string("\xcf\x00\x00\x00\x00\x00\x00\x00\x05", 9),
+                              std::string("\xcf\xff\xff\xff\xff\xff\xff\xff\xff", 9),
+                              std::string("\xd0\xfb", 2),
+                              std::string("\xd1\xff\xfb", 3),
+                              std::string("\xd2\xff\xff\xff\xfb", 5),
+                              std::string("\xd3\xff\xff\xff\xff\xff\xff\xff\xfb", 9),
+                              std::string("\xd3\x80\x00\x00\x00\x00\x00\x00\x00", 9),
+                              std::string("\xd0\x05", 2),
+                              std::string("\xe0", 1),
+                              std::string("\x7f", 1),
+                              std::string("\xd9\x02"
+                                          "ab",
+                                          4),
+                              std::string("\xda\x00\x02"
+                                          "ab",
+                                          5),
+                              std::string("\xdb\x00\x00\x00\x02"
+                                          "ab",
+                                          7),
+                              std::string("\xdc\x00\x01\xc3", 4),
+                              std::string("\xdd\x00\x00\x00\x01\xc2", 6),
+                              std::string("\xde\x00\x01\xa1k\xc0", 6),
+                              std::string("\xdf\x00\x00\x00\x01\xa1k\xc0", 8),
+                              std::string("\xca\x3f\xc0\x00\x00", 5),
+                              std::string("\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00", 9),
+                              std::string("\x82\xa1"
+                                          "a\x90\xa1"
+                                          "b\x80",
+                                          7)};
+  const char* const expected[] = {"5",
+                                  "5",
+                                  "5",
+                                  "5",
+                                  "18446744073709551615",
+                                  "-5",
+                                  "-5",
+                                  "-5",
+                                  "-5",
+                                  "-9223372036854775808",
+                                  "5",
+                                  "-32",
+                                  "127",
+                                  "\"ab\"",
+                                  "\"ab\"",
+                                  "\"ab\"",
+                                  "[true]",
+                                  "[false]",
+                                  "{\"k\":null}",
+                                  "{\"k\":null}",
+                                  "1.5",
+                                  "1.5",
+                                  "{\"a\":[],\"b\":{}}"};
   static_assert(std::size(docs) == std::size(expected));
   for (size_t i = 0; i < std::size(docs); ++i) {
     Limits limits;
@@ -343,7 +429,8 @@ TEST(FastToJsonMsgpack, EveryWidth) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, FastToJsonTest, ::testing::Values(Format::kCbor, Format::kMsgpack),
+INSTANTIATE_TEST_SUITE_P(Formats, FastToJsonTest,
+                         ::testing::Values(Format::kCbor, Format::kMsgpack),
                          [](const ::testing::TestParamInfo<Format>& info) {
                            return info.param == Format::kCbor ? "Cbor" : "Msgpack";
                          });

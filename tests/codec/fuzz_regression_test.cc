@@ -43,7 +43,8 @@ TEST(FuzzRegression, BignumKeyWithLeadingZerosIsTheIntegerItBecomes) {
   EXPECT_REFUSED(CborToMsgpack(map), "duplicate_key", 13, "/0");
   EXPECT_TRUE(CborToCbor(map).status.ok());  // into CBOR the tag stays: distinct keys
   // Nine bytes whose value needs all nine are no integer: distinct from 0.
-  EXPECT_EQ(CodeName(CborToMsgpack("a2 c2 49 01 00 00 00 00 00 00 00 00 00 00 00").status.code), "unrepresentable");
+  EXPECT_EQ(CodeName(CborToMsgpack("a2 c2 49 01 00 00 00 00 00 00 00 00 00 00 00").status.code),
+            "unrepresentable");
 }
 
 // fuzz_msgpack_reader: a timestamp key of 0 seconds and the integer key 0 both become the
@@ -97,8 +98,10 @@ TEST(FuzzRegression, TimestampAndExtKeysAreJudgedAlikeByBothReaders) {
   // The crash input, less its first byte (which picked MessagePack): the first key of a
   // 3-pair map is itself a map {2: ts(A), ts(B): ts(A), ts(B): ...}, ts(B) at bytes 9 and
   // 21 (B = 0x31328302 = 825393922 s): refused at the second, into either format.
-  const char* crash = "83 83 02 d6 ff 30 36 31 02 d6 ff 31 32 83 02 d6 ff 30 36 31 02 d6 ff 31 32 83 02 d6 ff 30 "
-                      "36 31 02 d6 ff 31 32 33 d4 83 02 d6 ff 30 36 31 02 d6 ff 31 32 33 d4 5e 37 00 33 d4 5e 37 00";
+  const char* crash =
+      "83 83 02 d6 ff 30 36 31 02 d6 ff 31 32 83 02 d6 ff 30 36 31 02 d6 ff 31 32 83 02 d6 ff 30 "
+      "36 31 02 d6 ff 31 32 33 d4 83 02 d6 ff 30 36 31 02 d6 ff 31 32 33 d4 5e 37 00 33 d4 5e 37 "
+      "00";
   EXPECT_REFUSED(MsgpackToMsgpack(crash), "duplicate_key", 21, "/825393922");
   EXPECT_REFUSED(MsgpackToCbor(crash), "duplicate_key", 21, "/825393922");
 }
@@ -114,47 +117,59 @@ TEST(FuzzRegression, KeysThatBecomeWholeSecondTimestampsAreComparedAsThem) {
   // The crash input, less its first byte (which picked CBOR -> MessagePack): an
   // indefinite map {1: .., 1(double 0x0102000003c20405d9): .., 1(double
   // 0x010200d9d9d9d9d9): .., 2(4): 5}, the second float key at byte 23.
-  const char* crash = "bf 01 d9 f9 2e d9 d9 d9 d6 13 c1 fb 01 02 00 03 c2 04 05 d9 d6 13 c1 fb 01 02 00 d9 d9 d9 "
-                      "d9 d9 80 80 03 c2 04 05 ff";
+  const char* crash =
+      "bf 01 d9 f9 2e d9 d9 d9 d6 13 c1 fb 01 02 00 03 c2 04 05 d9 d6 13 c1 fb 01 02 00 d9 d9 d9 "
+      "d9 d9 80 80 03 c2 04 05 ff";
   EXPECT_REFUSED(CborToMsgpack(crash), "duplicate_key", 23, "/0");
   // Into CBOR a tagged float is not compared: the keys stay as they are.
   EXPECT_TRUE(CborToCbor(crash).status.ok());
 
   // {1(5.0): 0, 1(5): 0}: one timestamp of 5 s into MessagePack, two keys into CBOR.
-  EXPECT_REFUSED(CborToMsgpack("a2 c1 fb 40 14 00 00 00 00 00 00 00 c1 05 00"), "duplicate_key", 13, "/5");
+  EXPECT_REFUSED(CborToMsgpack("a2 c1 fb 40 14 00 00 00 00 00 00 00 c1 05 00"), "duplicate_key", 13,
+                 "/5");
   EXPECT_TRUE(CborToCbor("a2 c1 fb 40 14 00 00 00 00 00 00 00 c1 05 00").status.ok());
   // 1(1.9999999999) rounds to 2 s and no nanoseconds: the same key as 1(2).
-  EXPECT_REFUSED(CborToMsgpack("a2 c1 fb 3f ff ff ff ff f9 20 c8 00 c1 02 00"), "duplicate_key", 13, "/2");
+  EXPECT_REFUSED(CborToMsgpack("a2 c1 fb 3f ff ff ff ff f9 20 c8 00 c1 02 00"), "duplicate_key", 13,
+                 "/2");
   // With nanoseconds, {1(5.5): 0, 1(5.5): 0}: not compared by either reader.
   {
-    Result r = CborToMsgpack("a2 c1 fb 40 16 00 00 00 00 00 00 00 c1 fb 40 16 00 00 00 00 00 00 00");
+    Result r =
+        CborToMsgpack("a2 c1 fb 40 16 00 00 00 00 00 00 00 c1 fb 40 16 00 00 00 00 00 00 00");
     ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-    EXPECT_EQ(r.out, "82d7ff773594000000000500d7ff7735940000000005" "00");
+    EXPECT_EQ(r.out,
+              "82d7ff773594000000000500d7ff7735940000000005"
+              "00");
     EXPECT_TRUE(Check(Format::kMsgpack, Hex(r.out)).status.ok());
   }
 
   // Tag 1001 {1: 5} and {1: 5, -9: 0} are the timestamp 5 s: the same key as 1(5).
   EXPECT_REFUSED(CborToMsgpack("a2 d9 03 e9 a1 01 05 00 c1 05 00"), "duplicate_key", 9, "/5");
   EXPECT_REFUSED(CborToMsgpack("a2 c1 05 00 d9 03 e9 a2 01 05 28 00 00"), "duplicate_key", 7, "/5");
-  EXPECT_REFUSED(CborToMsgpack("a2 d9 03 e9 bf 01 05 ff 00 d9 03 e9 a1 01 05 00"), "duplicate_key", 12, "/5");
+  EXPECT_REFUSED(CborToMsgpack("a2 d9 03 e9 bf 01 05 ff 00 d9 03 e9 a1 01 05 00"), "duplicate_key",
+                 12, "/5");
   // With nanoseconds, or past the map (1001 {1: 5, -9: 1} twice): not compared.
   {
     Result r = CborToMsgpack("a2 d9 03 e9 a2 01 05 28 01 00 d9 03 e9 a2 01 05 28 01 00");
     ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-    EXPECT_EQ(r.out, "82d7ff000000040000000500d7ff00000004000000050" "0");
+    EXPECT_EQ(r.out,
+              "82d7ff000000040000000500d7ff00000004000000050"
+              "0");
     EXPECT_TRUE(Check(Format::kMsgpack, Hex(r.out)).status.ok());
   }
   // Into CBOR and JSON a tag-1001 map is a container key: not compared, and refused by
   // the JSON writer (a member name must be text).
   EXPECT_TRUE(CborToCbor("a2 d9 03 e9 a1 01 05 00 c1 05 00").status.ok());
-  EXPECT_EQ(CodeName(CborToJson("a2 d9 03 e9 a1 01 05 00 c1 05 00").status.code), "unrepresentable");
+  EXPECT_EQ(CodeName(CborToJson("a2 d9 03 e9 a1 01 05 00 c1 05 00").status.code),
+            "unrepresentable");
 
   // CBOR's tag for ext -1 on bytes: written into MessagePack only when the bytes are a
   // timestamp, and then judged as one.
   EXPECT_EQ(CodeName(CborToMsgpack("da 6d 70 00 ff 43 01 02 03").status.code), "unrepresentable");
-  EXPECT_EQ(CodeName(CborToMsgpack("da 6d 70 00 ff 48 ff ff ff ff 00 00 00 05").status.code), "unrepresentable");
+  EXPECT_EQ(CodeName(CborToMsgpack("da 6d 70 00 ff 48 ff ff ff ff 00 00 00 05").status.code),
+            "unrepresentable");
   EXPECT_EQ(CborToMsgpack("da 6d 70 00 ff 44 00 00 00 05").out, "d6ff00000005");
-  EXPECT_REFUSED(CborToMsgpack("a2 da 6d 70 00 ff 44 00 00 00 05 00 c1 05 00"), "duplicate_key", 13, "/5");
+  EXPECT_REFUSED(CborToMsgpack("a2 da 6d 70 00 ff 44 00 00 00 05 00 c1 05 00"), "duplicate_key", 13,
+                 "/5");
   EXPECT_TRUE(CborToCbor("a2 da 6d 70 00 ff 44 00 00 00 05 00 c1 05 00").status.ok());
 }
 
@@ -167,20 +182,26 @@ TEST(FuzzRegression, BignumsThatBecomeOneDoubleAreOneKey) {
   // 2^64 + 1 and 2^64 + 2: both the double 2^64.
   const char* map = "a2 c2 49 01 00 00 00 00 00 00 00 01 00 c2 49 01 00 00 00 00 00 00 00 02 00";
   EXPECT_EQ(CodeName(CborToMsgpack(map, {}, as_double).status.code), "duplicate_key");
-  EXPECT_EQ(CodeName(CborToMsgpack("a2 c2 49 01 00 00 00 00 00 00 00 01 00 fa 5f 80 00 00 00", {}, as_double).status.code),
+  EXPECT_EQ(CodeName(CborToMsgpack("a2 c2 49 01 00 00 00 00 00 00 00 01 00 fa 5f 80 00 00 00", {},
+                                   as_double)
+                         .status.code),
             "duplicate_key");
   // 2^64 and 2^65: distinct doubles, distinct keys; the output is valid MessagePack.
-  Result r = CborToMsgpack("a2 c2 49 01 00 00 00 00 00 00 00 00 00 c2 49 02 00 00 00 00 00 00 00 00 00", {}, as_double);
+  Result r = CborToMsgpack(
+      "a2 c2 49 01 00 00 00 00 00 00 00 00 00 c2 49 02 00 00 00 00 00 00 00 00 00", {}, as_double);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-  EXPECT_EQ(r.out, "82ca5f80000000ca600000000" "0");
+  EXPECT_EQ(r.out,
+            "82ca5f80000000ca600000000"
+            "0");
   EXPECT_TRUE(Check(Format::kMsgpack, Hex(r.out)).status.ok());
   // Into CBOR the bignums stay: distinct.
   EXPECT_TRUE(CborToCbor(map, {}, as_double).status.ok());
   // An integer below -2^63 is a double there too: -2^64 and the float -2^64 are one key
   // (found by KeyIdentity.CborKeysAreDuplicatesExactlyWhenTheOutputsAre).
-  EXPECT_REFUSED(CborToMsgpack("a2 3b ff ff ff ff ff ff ff ff 00 fa df 80 00 00 00", {}, as_double), "duplicate_key", 11,
-                 "/-18446744073709551616");
-  EXPECT_TRUE(CborToCbor("a2 3b ff ff ff ff ff ff ff ff 00 fa df 80 00 00 00", {}, as_double).status.ok());
+  EXPECT_REFUSED(CborToMsgpack("a2 3b ff ff ff ff ff ff ff ff 00 fa df 80 00 00 00", {}, as_double),
+                 "duplicate_key", 11, "/-18446744073709551616");
+  EXPECT_TRUE(
+      CborToCbor("a2 3b ff ff ff ff ff ff ff ff 00 fa df 80 00 00 00", {}, as_double).status.ok());
 }
 
 }  // namespace

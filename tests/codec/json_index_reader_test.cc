@@ -18,34 +18,40 @@ namespace rosetta::codec {
 namespace {
 
 template <class Writer>
-testing::ReaderOutcome Run(bool indexed, const std::string& json, const Limits& limits, const MappingOptions& options) {
+testing::ReaderOutcome Run(bool indexed, const std::string& json, const Limits& limits,
+                           const MappingOptions& options) {
   // The input is followed by kInputPadding readable bytes, here digits.
   const std::string buffer = json + std::string(kInputPadding, '7');
-  return testing::ReadJsonInto<Writer>(indexed, std::string_view(buffer.data(), json.size()), limits, options);
+  return testing::ReadJsonInto<Writer>(indexed, std::string_view(buffer.data(), json.size()),
+                                       limits, options);
 }
 
 // True when the two agree, into CBOR and into JSON (where the indexed reader hands the
 // writer escape-free strings and integers as their input text: JsonWriter::VerbatimText);
 // counts what was accepted.
-::testing::AssertionResult Agree(const std::string& json, const Limits& limits, const MappingOptions& options,
-                                 int* accepted) {
+::testing::AssertionResult Agree(const std::string& json, const Limits& limits,
+                                 const MappingOptions& options, int* accepted) {
   for (int to_json = 0; to_json < 2; ++to_json) {
-    const auto a = to_json ? Run<JsonWriter>(true, json, limits, options) : Run<CborWriter>(true, json, limits, options);
-    const auto b = to_json ? Run<JsonWriter>(false, json, limits, options) : Run<CborWriter>(false, json, limits, options);
+    const auto a = to_json ? Run<JsonWriter>(true, json, limits, options)
+                           : Run<CborWriter>(true, json, limits, options);
+    const auto b = to_json ? Run<JsonWriter>(false, json, limits, options)
+                           : Run<CborWriter>(false, json, limits, options);
     if (!testing::SameOutcome(a, b)) {
-      return ::testing::AssertionFailure() << (to_json ? "to JSON" : "to CBOR") << "\nindexed: "
-                                           << (a.ok ? "ok" : a.status.ToString() + " path " + a.status.path) << "\nscalar:  "
-                                           << (b.ok ? "ok" : b.status.ToString() + " path " + b.status.path)
-                                           << "\noutputs equal: " << (a.output == b.output) << "\ninput: " << json.substr(0, 300);
+      return ::testing::AssertionFailure()
+             << (to_json ? "to JSON" : "to CBOR")
+             << "\nindexed: " << (a.ok ? "ok" : a.status.ToString() + " path " + a.status.path)
+             << "\nscalar:  " << (b.ok ? "ok" : b.status.ToString() + " path " + b.status.path)
+             << "\noutputs equal: " << (a.output == b.output) << "\ninput: " << json.substr(0, 300);
     }
     if (a.ok && !to_json) ++*accepted;
   }
   return ::testing::AssertionSuccess();
 }
 
-const char* const kCorpus[] = {"apache_builds", "canada", "citm_catalog", "github_events", "gsoc-2018",
-                               "instruments", "marine_ik", "mesh", "numbers", "random",
-                               "twitter", "twitterescaped", "update-center"};
+const char* const kCorpus[] = {"apache_builds", "canada",      "citm_catalog", "github_events",
+                               "gsoc-2018",     "instruments", "marine_ik",    "mesh",
+                               "numbers",       "random",      "twitter",      "twitterescaped",
+                               "update-center"};
 
 std::string Corpus(const char* name) {
   return testing::ReadFile(testing::DataDir() + "/corpus/" + name + ".json");
@@ -76,8 +82,10 @@ std::string ContainerAt(const std::string& json, size_t from) {
   for (size_t i = start; i < json.size(); ++i) {
     const char c = json[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -96,10 +104,18 @@ std::string Mutate(std::string s, std::mt19937_64& rng) {
     const size_t at = rng() % s.size();
     const char c = kAlphabet[rng() % kAlphabet.size()];
     switch (rng() % 4) {
-      case 0: s[at] = c; break;
-      case 1: s.erase(at, 1); break;
-      case 2: s.insert(at, 1, c); break;
-      default: s.insert(at, s.substr(rng() % s.size(), 1 + rng() % 12)); break;
+      case 0:
+        s[at] = c;
+        break;
+      case 1:
+        s.erase(at, 1);
+        break;
+      case 2:
+        s.insert(at, 1, c);
+        break;
+      default:
+        s.insert(at, s.substr(rng() % s.size(), 1 + rng() % 12));
+        break;
     }
   }
   return s;
@@ -150,7 +166,7 @@ TEST(JsonIndexReader, MutatedDocumentsReadAsTheScalarReaderReadsThem) {
   }
   EXPECT_EQ(compared, 60000);
   EXPECT_GT(accepted, 3000) << accepted;  // both readers accept a good share
-  EXPECT_LT(accepted, compared / 2);  // and refuse most mutations
+  EXPECT_LT(accepted, compared / 2);      // and refuse most mutations
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 namespace rosetta::codec::testing {
 namespace {
 
-Result CheckJson(std::string_view json, const Limits& limits = {}, const MappingOptions& options = {}) {
+Result CheckJson(std::string_view json, const Limits& limits = {},
+                 const MappingOptions& options = {}) {
   return Check(Format::kJson, json, limits, options);
 }
 
@@ -32,7 +33,8 @@ TEST(JsonReaderErrors, TruncatedWhereTheInputEnds) {
   EXPECT_REFUSED(CheckJson(R"([)"), "truncated", 1, "/0");
   EXPECT_REFUSED(CheckJson(R"({"a":)"), "truncated", 5, "/a");
   EXPECT_REFUSED(CheckJson(R"({"a")"), "truncated", 4, "/a");
-  EXPECT_REFUSED(CheckJson(R"(["abc)"), "truncated", 1, "/0");  // an unterminated string, at its quote
+  EXPECT_REFUSED(CheckJson(R"(["abc)"), "truncated", 1,
+                 "/0");  // an unterminated string, at its quote
   EXPECT_REFUSED(CheckJson(R"("abc)"), "truncated", 0, "");
   EXPECT_REFUSED(CheckJson(R"(tru)"), "truncated", 0, "");
   EXPECT_REFUSED(CheckJson(R"(-)"), "truncated", 1, "");
@@ -45,7 +47,8 @@ TEST(JsonReaderErrors, EveryProperPrefixOfADocumentIsTruncated) {
   ASSERT_TRUE(CheckJson(doc).status.ok());
   for (size_t n = 0; n < doc.size(); ++n) {
     Result r = CheckJson(doc.substr(0, n));
-    EXPECT_EQ(CodeName(r.status.code), "truncated") << "prefix " << doc.substr(0, n) << ": " << r.status.message;
+    EXPECT_EQ(CodeName(r.status.code), "truncated")
+        << "prefix " << doc.substr(0, n) << ": " << r.status.message;
     EXPECT_LE(r.status.offset, n);
   }
 }
@@ -56,8 +59,8 @@ TEST(JsonReaderErrors, SyntaxErrorsAreLocatedAtTheOffendingByte) {
   EXPECT_REFUSED(CheckJson(R"({"a" 1})"), "syntax", 5, "/a");
   EXPECT_REFUSED(CheckJson(R"({1:2})"), "syntax", 1, "");
   EXPECT_REFUSED(CheckJson(R"({"a":1,})"), "syntax", 7, "");
-  EXPECT_REFUSED(CheckJson(R"([01])"), "syntax", 2, "/1");   // no leading zeros
-  EXPECT_REFUSED(CheckJson(R"([1.])"), "syntax", 3, "/0");   // a digit after the point
+  EXPECT_REFUSED(CheckJson(R"([01])"), "syntax", 2, "/1");  // no leading zeros
+  EXPECT_REFUSED(CheckJson(R"([1.])"), "syntax", 3, "/0");  // a digit after the point
   EXPECT_REFUSED(CheckJson(R"([1e+])"), "syntax", 4, "/0");
   EXPECT_REFUSED(CheckJson(R"([+1])"), "syntax", 1, "/0");
   EXPECT_REFUSED(CheckJson(R"([.5])"), "syntax", 1, "/0");
@@ -76,11 +79,11 @@ TEST(JsonReaderErrors, SyntaxErrorsAreLocatedAtTheOffendingByte) {
 
 TEST(JsonReaderErrors, InvalidUtf8AtTheFirstBadByte) {
   EXPECT_REFUSED(CheckJson("[\"a\",\"\xff\"]"), "invalid_utf8", 6, "/1");
-  EXPECT_REFUSED(CheckJson("{\"\xc3\x28\":1}"), "invalid_utf8", 2, "");           // in a key
-  EXPECT_REFUSED(CheckJson("[\"ok\xed\xa0\x80\"]"), "invalid_utf8", 4, "/0");      // encoded surrogate
-  EXPECT_REFUSED(CheckJson("[\"\xc0\xaf\"]"), "invalid_utf8", 2, "/0");            // overlong '/'
-  EXPECT_REFUSED(CheckJson("[\"\xf4\x90\x80\x80\"]"), "invalid_utf8", 2, "/0");    // past U+10FFFF
-  EXPECT_REFUSED(CheckJson("\"ab\xe2\x82\""), "invalid_utf8", 3, "");              // cut sequence, root
+  EXPECT_REFUSED(CheckJson("{\"\xc3\x28\":1}"), "invalid_utf8", 2, "");        // in a key
+  EXPECT_REFUSED(CheckJson("[\"ok\xed\xa0\x80\"]"), "invalid_utf8", 4, "/0");  // encoded surrogate
+  EXPECT_REFUSED(CheckJson("[\"\xc0\xaf\"]"), "invalid_utf8", 2, "/0");        // overlong '/'
+  EXPECT_REFUSED(CheckJson("[\"\xf4\x90\x80\x80\"]"), "invalid_utf8", 2, "/0");  // past U+10FFFF
+  EXPECT_REFUSED(CheckJson("\"ab\xe2\x82\""), "invalid_utf8", 3, "");  // cut sequence, root
   // Escapes that name no scalar value.
   EXPECT_REFUSED(CheckJson(R"(["\udc00"])"), "invalid_utf8", 2, "/0");
   EXPECT_REFUSED(CheckJson(R"({"s":"x\ud800y"})"), "invalid_utf8", 7, "/s");
@@ -107,8 +110,10 @@ TEST(JsonReaderErrors, MaxStringBytesBoundsTheUnescapedValueOnEveryPath) {
   EXPECT_TRUE(CheckJson(R"(["\u0041\u0041"])", MaxString(3)).status.ok());
   EXPECT_TRUE(CheckJson(R"("\u0041\u0041")", MaxString(3)).status.ok());
   EXPECT_TRUE(CheckJson(R"({"\u0041\u0041":1})", MaxString(3)).status.ok());
-  EXPECT_REFUSED(CheckJson(R"(["\u0041\u0041\u0041\u0041"])", MaxString(3)), "string_too_large", 1, "/0");
-  EXPECT_REFUSED(CheckJson(R"("\u0041\u0041\u0041\u0041")", MaxString(3)), "string_too_large", 0, "");
+  EXPECT_REFUSED(CheckJson(R"(["\u0041\u0041\u0041\u0041"])", MaxString(3)), "string_too_large", 1,
+                 "/0");
+  EXPECT_REFUSED(CheckJson(R"("\u0041\u0041\u0041\u0041")", MaxString(3)), "string_too_large", 0,
+                 "");
   // Another error later in the document is reported as itself, not as the string.
   EXPECT_REFUSED(CheckJson(R"(["\u0041\u0041", 1,])", MaxString(3)), "syntax", 19, "/2");
 }
@@ -127,11 +132,14 @@ TEST(JsonReaderErrors, BudgetExceededBeforeTheParserIsGivenMemory) {
   EXPECT_LE(r.stats.peak_bytes, 1000u);
   EXPECT_TRUE(CheckJson(R"({"a":[1,2,3]})", MaxAlloc(1 << 20)).status.ok());
   // An integer beyond 64 bits needs scratch for its magnitude.
-  EXPECT_REFUSED(CheckJson("123456789012345678901234567890", MaxAlloc(8)), "budget_exceeded", 0, "");
+  EXPECT_REFUSED(CheckJson("123456789012345678901234567890", MaxAlloc(8)), "budget_exceeded", 0,
+                 "");
   // Input without simdjson's padding is copied once, and the copy is charged.
-  EXPECT_REFUSED(RunTranscode(Format::kJson, Format::kCbor, "[1]", MaxAlloc(64), {}, /*padded=*/false),
-                 "budget_exceeded", 0, "");
-  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kCbor, "[1]", {}, {}, /*padded=*/false), "8101");
+  EXPECT_REFUSED(
+      RunTranscode(Format::kJson, Format::kCbor, "[1]", MaxAlloc(64), {}, /*padded=*/false),
+      "budget_exceeded", 0, "");
+  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kCbor, "[1]", {}, {}, /*padded=*/false),
+                "8101");
 }
 
 TEST(JsonReaderErrors, BudgetExceededForAnEscapedStringIsLocatedAtTheString) {
@@ -181,7 +189,8 @@ TEST(JsonReaderKeys, KeysOfEveryLengthWithAnEscapeAtEveryPlaceReadExactly) {
         if (at >= 0 && (value == "/" || value == "\xc3\xa9")) {
           std::string path = "/";
           for (char c : key) path += c == '/' ? std::string("~1") : std::string(1, c);
-          EXPECT_REFUSED(CheckJson("{\"" + key + "\":1,\"" + raw + "\":2}"), "duplicate_key", key.size() + 6, path);
+          EXPECT_REFUSED(CheckJson("{\"" + key + "\":1,\"" + raw + "\":2}"), "duplicate_key",
+                         key.size() + 6, path);
         }
         ++checked;
         if (at < 0) break;  // once without an escape
@@ -288,7 +297,8 @@ TEST(JsonReaderScale, HundredThousandNestedArraysAreRefusedWithoutCrashing) {
   Result v = CheckJson(input);
   EXPECT_REFUSED(v, "depth_exceeded", 128, Pointer("/0", 128));
   for (Format to : {Format::kJson, Format::kCbor, Format::kMsgpack}) {
-    EXPECT_REFUSED(RunTranscode(Format::kJson, to, input), "depth_exceeded", 128, Pointer("/0", 128));
+    EXPECT_REFUSED(RunTranscode(Format::kJson, to, input), "depth_exceeded", 128,
+                   Pointer("/0", 128));
   }
   // Unclosed, and objects.
   EXPECT_REFUSED(CheckJson(std::string(100000, '[')), "depth_exceeded", 128, Pointer("/0", 128));

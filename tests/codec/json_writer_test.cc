@@ -27,7 +27,9 @@ std::string CborText(std::string_view s) {
   return out;
 }
 
-Result CborTextToJson(std::string_view s) { return RunTranscode(Format::kCbor, Format::kJson, CborText(s)); }
+Result CborTextToJson(std::string_view s) {
+  return RunTranscode(Format::kCbor, Format::kJson, CborText(s));
+}
 
 MappingOptions Standard64() {
   MappingOptions o;
@@ -41,23 +43,33 @@ TEST(JsonWriterEscaping, EveryControlCharacterQuoteAndBackslash) {
   std::string all;
   for (int c = 0; c < 0x20; ++c) all.push_back(static_cast<char>(c));
   all += "\"\\/\x7f";
-  EXPECT_OUTPUT(CborTextToJson(all),
-                R"("\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f)"
-                R"(\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f)"
-                R"(\"\\/)" "\x7f\"");
+  EXPECT_OUTPUT(
+      CborTextToJson(all),
+      R"("\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f)"
+      R"(\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f)"
+      R"(\"\\/)"
+      "\x7f\"");
 }
 
 // RFC 8259 section 7, as a table written out by hand.
 std::string Escaped(char c) {
   switch (c) {
-    case '"': return "\\\"";
-    case '\\': return "\\\\";
-    case '\b': return "\\b";
-    case '\f': return "\\f";
-    case '\n': return "\\n";
-    case '\r': return "\\r";
-    case '\t': return "\\t";
-    default: break;
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      break;
   }
   if (static_cast<unsigned char>(c) < 0x20) {
     static constexpr char kHex[] = "0123456789abcdef";
@@ -92,7 +104,8 @@ TEST(JsonWriterEscaping, NonAsciiPassesThroughUnescaped) {
   EXPECT_OUTPUT(CborTextToJson("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe2\x80\xa8"),
                 "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe2\x80\xa8\"");
   // JSON escapes in the input come out as UTF-8.
-  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kJson, R"(["\u00e9\ud83d\ude00\/"])"), "[\"\xc3\xa9\xf0\x9f\x98\x80/\"]");
+  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kJson, R"(["\u00e9\ud83d\ude00\/"])"),
+                "[\"\xc3\xa9\xf0\x9f\x98\x80/\"]");
 }
 
 TEST(JsonWriterEscaping, LongStringsWithManyEscapes) {
@@ -132,7 +145,8 @@ TEST(JsonWriterNumbers, DoublesAreShortestRoundTripAndIntegralOnesKeepAPoint) {
     SCOPED_TRACE(cbor);
     EXPECT_OUTPUT(CborToJson(cbor), json);
   }
-  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kJson, "[1.0,1e2,-0.0,1.5E-7,2.5e+0,0.1]"), "[1.0,100.0,-0.0,1.5e-07,2.5,0.1]");
+  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kJson, "[1.0,1e2,-0.0,1.5E-7,2.5e+0,0.1]"),
+                "[1.0,100.0,-0.0,1.5e-07,2.5,0.1]");
   EXPECT_OUTPUT(MsgpackToJson("ca 3f c0 00 00"), "1.5");
 }
 
@@ -197,13 +211,15 @@ TEST(JsonWriterBytes, StandardBase64WithPaddingByOption) {
 // ---- bignums (tags 2 and 3) ----
 
 TEST(JsonWriterBignums, BignumsPrintAsTheExactInteger) {
-  EXPECT_OUTPUT(CborToJson("c2 49 01 00 00 00 00 00 00 00 00"), "18446744073709551616");  // RFC 8949 App. A
+  EXPECT_OUTPUT(CborToJson("c2 49 01 00 00 00 00 00 00 00 00"),
+                "18446744073709551616");  // RFC 8949 App. A
   EXPECT_OUTPUT(CborToJson("c3 49 01 00 00 00 00 00 00 00 00"), "-18446744073709551617");
   EXPECT_OUTPUT(CborToJson("c2 40"), "0");
   EXPECT_OUTPUT(CborToJson("c3 40"), "-1");
   EXPECT_OUTPUT(CborToJson("c2 42 00 01"), "1");
   EXPECT_OUTPUT(CborToJson("c2 48 ff ff ff ff ff ff ff ff"), "18446744073709551615");
-  EXPECT_OUTPUT(CborToJson("c2 4d 0c 9f 2c 9c d0 46 74 ed ea 40 00 00 00"), "1000000000000000000000000000000");
+  EXPECT_OUTPUT(CborToJson("c2 4d 0c 9f 2c 9c d0 46 74 ed ea 40 00 00 00"),
+                "1000000000000000000000000000000");
   EXPECT_OUTPUT(CborToJson("c2 51 01 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00"),
                 "340282366920938463463374607431768211456");  // 2^128
   EXPECT_OUTPUT(CborToJson("c3 50 ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff ff"),
@@ -214,7 +230,8 @@ TEST(JsonWriterBignums, BignumsPrintAsTheExactInteger) {
 TEST(JsonWriterBignums, LongIntegersRoundTripThroughCbor) {
   std::string digits = "9";
   for (int i = 0; i < 999; ++i) digits.push_back(static_cast<char>('0' + (i * 7 + 3) % 10));
-  for (const std::string& n : {digits, "-" + digits, std::string("18446744073709551616"), std::string("-18446744073709551617")}) {
+  for (const std::string& n : {digits, "-" + digits, std::string("18446744073709551616"),
+                               std::string("-18446744073709551617")}) {
     Result cbor = JsonToCbor("[" + n + "]");
     ASSERT_TRUE(cbor.status.ok()) << cbor.status.message;
     EXPECT_OUTPUT(CborToJson(cbor.out), "[" + n + "]");
@@ -270,18 +287,21 @@ TEST(JsonWriterIp, Ipv6TextFollowsRfc5952) {
 }
 
 TEST(JsonWriterIp, AddressesInsideContainersAndOneAfterAnother) {
-  EXPECT_OUTPUT(CborToJson("82 d8 34 82 18 18 43 c0 00 02 d8 34 44 c0 00 02 01"), R"(["192.0.2.0/24","192.0.2.1"])");
+  EXPECT_OUTPUT(CborToJson("82 d8 34 82 18 18 43 c0 00 02 d8 34 44 c0 00 02 01"),
+                R"(["192.0.2.0/24","192.0.2.1"])");
   EXPECT_OUTPUT(CborToJson("a2 61 61 d8 34 44 0a 00 00 01 61 62 d8 36 82 18 40 44 20 01 0d b8"),
                 R"({"a":"10.0.0.1","b":"2001:db8::/64"})");
 }
 
 TEST(JsonWriterIp, MalformedAddressesAreRefused) {
-  EXPECT_REFUSED(CborToJson("d8 34 43 c0 00 02"), "unrepresentable", 0, "");            // 3 bytes
-  EXPECT_REFUSED(CborToJson("81 d8 36 44 c0 00 02 01"), "unrepresentable", 1, "/0");    // 4 bytes for v6
-  EXPECT_REFUSED(CborToJson("d8 34 82 18 21 44 c0 00 02 01"), "unrepresentable", 10, "");  // /33, known at the close
-  EXPECT_REFUSED(CborToJson("d8 36 82 18 81 40"), "unrepresentable", 6, "");            // /129
+  EXPECT_REFUSED(CborToJson("d8 34 43 c0 00 02"), "unrepresentable", 0, "");  // 3 bytes
+  EXPECT_REFUSED(CborToJson("81 d8 36 44 c0 00 02 01"), "unrepresentable", 1,
+                 "/0");  // 4 bytes for v6
+  EXPECT_REFUSED(CborToJson("d8 34 82 18 21 44 c0 00 02 01"), "unrepresentable", 10,
+                 "");  // /33, known at the close
+  EXPECT_REFUSED(CborToJson("d8 36 82 18 81 40"), "unrepresentable", 6, "");  // /129
   EXPECT_REFUSED(CborToJson("d8 34 82 18 18 45 c0 00 02 01 00"), "unrepresentable", 5, "/1");
-  EXPECT_REFUSED(CborToJson("a1 d8 34 44 c0 00 02 01 00"), "unrepresentable", 1, "");   // as a key
+  EXPECT_REFUSED(CborToJson("a1 d8 34 44 c0 00 02 01 00"), "unrepresentable", 1, "");  // as a key
 }
 
 // ---- keys ----
@@ -290,21 +310,22 @@ TEST(JsonWriterKeys, IntegerKeysBecomeDecimalStrings) {
   EXPECT_OUTPUT(CborToJson("a2 01 61 61 20 61 62"), R"({"1":"a","-1":"b"})");
   EXPECT_OUTPUT(CborToJson("a1 1b ff ff ff ff ff ff ff ff 00"), R"({"18446744073709551615":0})");
   EXPECT_OUTPUT(CborToJson("a1 3b ff ff ff ff ff ff ff ff 00"), R"({"-18446744073709551616":0})");
-  EXPECT_OUTPUT(MsgpackToJson("81 d3 80 00 00 00 00 00 00 00 c0"), R"({"-9223372036854775808":null})");
+  EXPECT_OUTPUT(MsgpackToJson("81 d3 80 00 00 00 00 00 00 00 c0"),
+                R"({"-9223372036854775808":null})");
   // A tag on a key is dropped, its key kept.
   EXPECT_OUTPUT(CborToJson("a2 c0 61 61 00 c1 01 00"), R"({"a":0,"1":0})");
 }
 
 TEST(JsonWriterKeys, NonTextKeysAreRefusedAtTheKey) {
   const char* keys[] = {
-      "a1 41 00 00",        // bytes
-      "a1 f9 3c 00 00",     // float
-      "a1 80 00",           // array
-      "a1 a0 00",           // map
-      "a1 f5 00",           // bool
-      "a1 f6 00",           // null
-      "a1 f7 00",           // undefined
-      "a1 f0 00",           // simple(16)
+      "a1 41 00 00",     // bytes
+      "a1 f9 3c 00 00",  // float
+      "a1 80 00",        // array
+      "a1 a0 00",        // map
+      "a1 f5 00",        // bool
+      "a1 f6 00",        // null
+      "a1 f7 00",        // undefined
+      "a1 f0 00",        // simple(16)
   };
   for (const char* cbor : keys) {
     SCOPED_TRACE(cbor);
@@ -329,9 +350,11 @@ TEST(JsonWriterTags, OtherTagsAreDroppedAndTheirContentKept) {
                 R"("2013-03-21T20:04:00Z")");
   EXPECT_OUTPUT(CborToJson("c1 1a 51 4b 67 b0"), "1363896240");
   EXPECT_OUTPUT(CborToJson("c1 fb 41 d4 52 d9 ec 20 00 00"), "1363896240.5");
-  EXPECT_OUTPUT(CborToJson("d8 20 76 68 74 74 70 3a 2f 2f 77 77 77 2e 65 78 61 6d 70 6c 65 2e 63 6f 6d"),
-                R"("http://www.example.com")");
-  EXPECT_OUTPUT(CborToJson("d7 44 01 02 03 04"), R"("AQIDBA")");  // 23(h'01020304'): still base64url
+  EXPECT_OUTPUT(
+      CborToJson("d8 20 76 68 74 74 70 3a 2f 2f 77 77 77 2e 65 78 61 6d 70 6c 65 2e 63 6f 6d"),
+      R"("http://www.example.com")");
+  EXPECT_OUTPUT(CborToJson("d7 44 01 02 03 04"),
+                R"("AQIDBA")");  // 23(h'01020304'): still base64url
   EXPECT_OUTPUT(CborToJson("d9 d9 f7 82 c6 01 c7 a0"), "[1,{}]");  // self-describe, tags on items
   // MessagePack timestamps reach JSON as their CBOR tags do: the epoch number, or the map.
   EXPECT_OUTPUT(MsgpackToJson("d6 ff 00 00 00 01"), "1");
@@ -346,7 +369,8 @@ TEST(JsonWriterTags, UndefinedAndSimpleValuesBecomeNull) {
 // ---- containers and limits ----
 
 TEST(JsonWriterContainers, NestedContainersAndSeparators) {
-  EXPECT_OUTPUT(CborToJson("a2 61 61 82 80 a0 61 62 a1 61 63 9f ff"), R"({"a":[[],{}],"b":{"c":[]}})");
+  EXPECT_OUTPUT(CborToJson("a2 61 61 82 80 a0 61 62 a1 61 63 9f ff"),
+                R"({"a":[[],{}],"b":{"c":[]}})");
   EXPECT_OUTPUT(MsgpackToJson("93 90 80 92 01 02"), "[[],{},[1,2]]");
 }
 
@@ -355,16 +379,19 @@ TEST(JsonWriterLimits, OutputOfExactlyMaxOutputBytesIsWritten) {
   EXPECT_OUTPUT(CborToJson("64 61 0a 62 01", MaxOutput(12)), R"("a\nb\u0001")");
   EXPECT_OUTPUT(CborToJson("f9 3c 00", MaxOutput(3)), "1.0");
   EXPECT_OUTPUT(CborToJson("81 fb 3f b9 99 99 99 99 99 9a", MaxOutput(5)), "[0.1]");
-  EXPECT_OUTPUT(CborToJson("a1 20 1b ff ff ff ff ff ff ff ff", MaxOutput(27)), R"({"-1":18446744073709551615})");
+  EXPECT_OUTPUT(CborToJson("a1 20 1b ff ff ff ff ff ff ff ff", MaxOutput(27)),
+                R"({"-1":18446744073709551615})");
   EXPECT_OUTPUT(CborToJson("82 41 ff 44 00 00 00 00", MaxOutput(15)), R"(["_w","AAAAAA"])");
   EXPECT_OUTPUT(CborToJson("41 ff", MaxOutput(6), Standard64()), R"("/w==")");
   EXPECT_OUTPUT(CborToJson("81 d8 34 44 c0 00 02 01", MaxOutput(13)), R"(["192.0.2.1"])");
-  EXPECT_OUTPUT(CborToJson("c3 49 01 00 00 00 00 00 00 00 00", MaxOutput(21)), "-18446744073709551617");
+  EXPECT_OUTPUT(CborToJson("c3 49 01 00 00 00 00 00 00 00 00", MaxOutput(21)),
+                "-18446744073709551617");
   EXPECT_OUTPUT(CborToJson("82 f5 f6", MaxOutput(11)), "[true,null]");
   // Numbers whose writers store whole words past the text, into exactly their room.
   EXPECT_OUTPUT(CborToJson("81 fb c0 50 67 45 80 3c d1 42", MaxOutput(12)), "[-65.613617]");
   EXPECT_OUTPUT(CborToJson("fb 41 9d 6f 34 54 7e 69 ad", MaxOutput(15)), "123456789.12345");
-  EXPECT_OUTPUT(CborToJson("82 3b 00 00 00 03 ff ff ff ff 1a 05 f5 e1 00", MaxOutput(24)), "[-17179869184,100000000]");
+  EXPECT_OUTPUT(CborToJson("82 3b 00 00 00 03 ff ff ff ff 1a 05 f5 e1 00", MaxOutput(24)),
+                "[-17179869184,100000000]");
 }
 
 TEST(JsonWriterLimits, OutputPastMaxOutputBytesIsRefusedAtTheItemThatDoesNotFit) {
@@ -372,7 +399,8 @@ TEST(JsonWriterLimits, OutputPastMaxOutputBytesIsRefusedAtTheItemThatDoesNotFit)
   EXPECT_REFUSED(CborToJson("83 01 02 03", MaxOutput(5)), "output_too_large", 3, "/2");
   EXPECT_REFUSED(CborToJson("a1 61 78 64 61 0a 62 01", MaxOutput(16)), "output_too_large", 3, "/x");
   EXPECT_REFUSED(CborToJson("82 00 81 00", MaxOutput(3)), "output_too_large", 2, "/1");
-  EXPECT_REFUSED(CborToJson("c3 49 01 00 00 00 00 00 00 00 00", MaxOutput(20)), "output_too_large", 0, "");
+  EXPECT_REFUSED(CborToJson("c3 49 01 00 00 00 00 00 00 00 00", MaxOutput(20)), "output_too_large",
+                 0, "");
 }
 
 TEST(JsonWriterLimits, WriterRefusesContainersPastMaxDepth) {

@@ -113,7 +113,7 @@ TEST_F(KeySetTest, NestedMapsHaveTheirOwnKeys) {
   EXPECT_EQ(Text("a"), KeySet::kDuplicate);
   keys_.Close();
   EXPECT_EQ(Text("a"), KeySet::kDuplicate);  // the outer map still has it
-  ASSERT_TRUE(keys_.Open());                // a sibling starts empty
+  ASSERT_TRUE(keys_.Open());                 // a sibling starts empty
   EXPECT_EQ(Text("a"), KeySet::kInserted);
   keys_.Close();
   keys_.Close();
@@ -137,7 +137,8 @@ TEST_F(KeySetTest, ManyKeysAreLinearInTime) {
   // A hostile map of n keys costs O(n), not O(n^2).
   ASSERT_TRUE(keys_.Open());
   const auto t0 = std::chrono::steady_clock::now();
-  for (uint64_t i = 0; i < 1000000; ++i) ASSERT_EQ(Uint(i * 0x9E3779B97F4A7C15ull), KeySet::kInserted);
+  for (uint64_t i = 0; i < 1000000; ++i)
+    ASSERT_EQ(Uint(i * 0x9E3779B97F4A7C15ull), KeySet::kInserted);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
 }
 
@@ -195,7 +196,8 @@ TEST(KeySetModel, AgreesWithASetPerOpenMap) {
         key = {kind, "", v};
       }
       const bool fresh = model.back().insert(key).second;
-      ASSERT_EQ(got, fresh ? KeySet::kInserted : KeySet::kDuplicate) << "op " << op << " depth " << model.size();
+      ASSERT_EQ(got, fresh ? KeySet::kInserted : KeySet::kDuplicate)
+          << "op " << op << " depth " << model.size();
     }
     while (!model.empty()) {
       keys.Close();

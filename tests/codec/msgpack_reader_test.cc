@@ -19,8 +19,8 @@ std::string Big(uint8_t lead, uint64_t v, int bytes) {
 }
 
 // A claim refused both when validating and when transcoding, with nothing allocated for it.
-void ExpectClaimRefused(std::string_view hex, const char* code, uint64_t at, const char* path, uint64_t claim,
-                        const Limits& limits = {}) {
+void ExpectClaimRefused(std::string_view hex, const char* code, uint64_t at, const char* path,
+                        uint64_t claim, const Limits& limits = {}) {
   const std::string input = Hex(hex);
   Result v = Check(Format::kMsgpack, input, limits);
   EXPECT_REFUSED(v, code, at, path);
@@ -33,21 +33,22 @@ void ExpectClaimRefused(std::string_view hex, const char* code, uint64_t at, con
   }
 }
 
-Result CheckHex(std::string_view hex, const Limits& limits = {}, const MappingOptions& options = {}) {
+Result CheckHex(std::string_view hex, const Limits& limits = {},
+                const MappingOptions& options = {}) {
   return Check(Format::kMsgpack, Hex(hex), limits, options);
 }
 
 // ---- every error code, located ----
 
 TEST(MsgpackReaderErrors, TruncatedInsideAnItemReportsTheItemAndItsPath) {
-  EXPECT_REFUSED(CheckHex("92 01 cd 01"), "truncated", 2, "/1");   // uint16 with one byte
-  EXPECT_REFUSED(CheckHex("81 a1 61"), "truncated", 3, "/a");      // a key and no value
+  EXPECT_REFUSED(CheckHex("92 01 cd 01"), "truncated", 2, "/1");  // uint16 with one byte
+  EXPECT_REFUSED(CheckHex("81 a1 61"), "truncated", 3, "/a");     // a key and no value
   EXPECT_REFUSED(CheckHex(""), "truncated", 0, "");
   EXPECT_REFUSED(CheckHex("cb 00 00"), "truncated", 0, "");
-  EXPECT_REFUSED(CheckHex("91 d9"), "truncated", 1, "/0");         // str8 without its length
-  EXPECT_REFUSED(CheckHex("a3 61"), "truncated", 0, "");           // fixstr of 3 with 1 byte
-  EXPECT_REFUSED(CheckHex("92 00 d6 ff 00"), "truncated", 2, "/1"); // fixext4 with 1 byte
-  EXPECT_REFUSED(CheckHex("c7 01"), "truncated", 0, "");           // ext8 without its type
+  EXPECT_REFUSED(CheckHex("91 d9"), "truncated", 1, "/0");           // str8 without its length
+  EXPECT_REFUSED(CheckHex("a3 61"), "truncated", 0, "");             // fixstr of 3 with 1 byte
+  EXPECT_REFUSED(CheckHex("92 00 d6 ff 00"), "truncated", 2, "/1");  // fixext4 with 1 byte
+  EXPECT_REFUSED(CheckHex("c7 01"), "truncated", 0, "");             // ext8 without its type
 }
 
 TEST(MsgpackReaderErrors, EveryProperPrefixOfADocumentIsTruncated) {
@@ -58,7 +59,8 @@ TEST(MsgpackReaderErrors, EveryProperPrefixOfADocumentIsTruncated) {
   ASSERT_TRUE(Check(Format::kMsgpack, doc).status.ok());
   for (size_t n = 0; n < doc.size(); ++n) {
     Result r = Check(Format::kMsgpack, doc.substr(0, n));
-    EXPECT_EQ(CodeName(r.status.code), "truncated") << "prefix of " << n << " bytes: " << r.status.message;
+    EXPECT_EQ(CodeName(r.status.code), "truncated")
+        << "prefix of " << n << " bytes: " << r.status.message;
     EXPECT_LE(r.status.offset, n);
   }
 }
@@ -77,8 +79,8 @@ TEST(MsgpackReaderErrors, SyntaxErrorsAreLocated) {
 TEST(MsgpackReaderErrors, InvalidUtf8InStrIsLocatedAtTheString) {
   EXPECT_REFUSED(CheckHex("81 a1 61 a2 c3 28"), "invalid_utf8", 3, "/a");
   EXPECT_REFUSED(CheckHex("92 00 d9 03 ed a0 80"), "invalid_utf8", 2, "/1");  // a surrogate, str8
-  EXPECT_REFUSED(CheckHex("81 a1 ff 00"), "invalid_utf8", 1, "");            // a key
-  EXPECT_TRUE(CheckHex("c4 02 c3 28").status.ok());                          // bin has no UTF-8 rule
+  EXPECT_REFUSED(CheckHex("81 a1 ff 00"), "invalid_utf8", 1, "");             // a key
+  EXPECT_TRUE(CheckHex("c4 02 c3 28").status.ok());  // bin has no UTF-8 rule
 }
 
 TEST(MsgpackReaderErrors, DepthExceededAtTheContainerThatOpensPastTheLimit) {
@@ -138,25 +140,33 @@ TEST(MsgpackReaderErrors, DuplicateKeyAtTheSecondKey) {
 TEST(MsgpackReaderErrors, DuplicateNilBoolAndFloatKeys) {
   EXPECT_REFUSED(CheckHex("82 c0 00 c0 00"), "duplicate_key", 3, "/null");
   EXPECT_REFUSED(CheckHex("82 c2 00 c2 00"), "duplicate_key", 3, "/false");
-  EXPECT_REFUSED(CheckHex("82 ca 3f c0 00 00 00 cb 3f f8 00 00 00 00 00 00 00"), "duplicate_key", 7, "/1.5");
-  EXPECT_REFUSED(CheckHex("82 ca 7f c0 00 00 00 cb 7f f0 00 00 00 00 00 01 00"), "duplicate_key", 7, "/nan");
+  EXPECT_REFUSED(CheckHex("82 ca 3f c0 00 00 00 cb 3f f8 00 00 00 00 00 00 00"), "duplicate_key", 7,
+                 "/1.5");
+  EXPECT_REFUSED(CheckHex("82 ca 7f c0 00 00 00 cb 7f f0 00 00 00 00 00 01 00"), "duplicate_key", 7,
+                 "/nan");
   EXPECT_TRUE(CheckHex("84 c0 00 c2 00 c3 00 ca 00 00 00 00 00").status.ok());
   EXPECT_TRUE(CheckHex("82 ca 00 00 00 00 00 ca 80 00 00 00 00").status.ok());
-  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, Hex("82 c3 00 c3 00")), "duplicate_key", 3, "/true");
+  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, Hex("82 c3 00 c3 00")),
+                 "duplicate_key", 3, "/true");
 }
 
 TEST(MsgpackReaderErrors, DuplicateKeysAllowedByOption) {
   MappingOptions allow;
   allow.allow_duplicate_keys = true;
   EXPECT_TRUE(CheckHex("82 a1 61 01 a1 61 02", {}, allow).status.ok());
-  EXPECT_OUTPUT(RunTranscode(Format::kMsgpack, Format::kMsgpack, Hex("82 a1 61 01 a1 61 02"), {}, allow), "82a16101a16102");
-  EXPECT_OUTPUT(RunTranscode(Format::kMsgpack, Format::kCbor, Hex("82 a1 61 01 a1 61 02"), {}, allow), "a2616101616102");
+  EXPECT_OUTPUT(
+      RunTranscode(Format::kMsgpack, Format::kMsgpack, Hex("82 a1 61 01 a1 61 02"), {}, allow),
+      "82a16101a16102");
+  EXPECT_OUTPUT(
+      RunTranscode(Format::kMsgpack, Format::kCbor, Hex("82 a1 61 01 a1 61 02"), {}, allow),
+      "a2616101616102");
 }
 
 TEST(MsgpackReaderErrors, UnrepresentableFromTheWriterIsLocatedByTheReader) {
   EXPECT_REFUSED(MsgpackToJson("92 01 d4 05 00"), "unrepresentable", 2, "/1");  // ext into JSON
   EXPECT_REFUSED(MsgpackToJson("81 c4 01 00 00"), "unrepresentable", 1, "");    // bin key into JSON
-  EXPECT_REFUSED(MsgpackToJson("81 a1 6e cb 7f f8 00 00 00 00 00 00"), "unrepresentable", 3, "/n");  // NaN
+  EXPECT_REFUSED(MsgpackToJson("81 a1 6e cb 7f f8 00 00 00 00 00 00"), "unrepresentable", 3,
+                 "/n");  // NaN
 }
 
 TEST(MsgpackReaderErrors, TrailingDataAfterTheObject) {
@@ -166,7 +176,8 @@ TEST(MsgpackReaderErrors, TrailingDataAfterTheObject) {
 
 TEST(MsgpackReaderErrors, InputTooLargeBeforeAnythingIsRead) {
   EXPECT_REFUSED(CheckHex("93 01 02 03", MaxInput(3)), "input_too_large", 3, "");
-  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, Hex("93 01 02 03"), MaxInput(3)), "input_too_large", 3, "");
+  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, Hex("93 01 02 03"), MaxInput(3)),
+                 "input_too_large", 3, "");
   EXPECT_TRUE(CheckHex("93 01 02 03", MaxInput(4)).status.ok());
 }
 
@@ -274,7 +285,8 @@ TEST(MsgpackReaderScale, DuplicateAtTheEndOfA200000KeyMapIsCaught) {
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_REFUSED(Check(Format::kMsgpack, input), "duplicate_key", last_key, "/k0");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
-  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, input), "duplicate_key", last_key, "/k0");
+  EXPECT_REFUSED(RunTranscode(Format::kMsgpack, Format::kCbor, input), "duplicate_key", last_key,
+                 "/k0");
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ TEST(MsgpackWriterShortest, StringsUseFixstrThenStr8Str16Str32) {
   for (size_t n : lengths) {
     SCOPED_TRACE(n);
     const std::string text(n, 'x');
-    std::string head = n <= 31 ? HexOf(static_cast<uint8_t>(0xa0 | n))
-                       : n <= 0xff ? "d9" + BigHex(n, 1)
+    std::string head = n <= 31       ? HexOf(static_cast<uint8_t>(0xa0 | n))
+                       : n <= 0xff   ? "d9" + BigHex(n, 1)
                        : n <= 0xffff ? "da" + BigHex(n, 2)
                                      : "db" + BigHex(n, 4);
     EXPECT_OUTPUT(JsonToMsgpack("\"" + text + "\""), head + ToHex(text));
@@ -88,9 +88,11 @@ TEST(MsgpackWriterShortest, ByteStringsUseBin8Bin16Bin32) {
   EXPECT_OUTPUT(CborToMsgpack("40"), "c400");
   EXPECT_OUTPUT(CborToMsgpack("43 01 02 03"), "c403010203");
   const std::string b256 = Hex("59 01 00") + std::string(256, '\x07');
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, b256), "c50100" + ToHex(std::string(256, '\x07')));
+  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, b256),
+                "c50100" + ToHex(std::string(256, '\x07')));
   const std::string b65536 = Hex("5a 00 01 00 00") + std::string(65536, '\x07');
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, b65536), "c600010000" + ToHex(std::string(65536, '\x07')));
+  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, b65536),
+                "c600010000" + ToHex(std::string(65536, '\x07')));
 }
 
 TEST(MsgpackWriterShortest, FloatsAreFloat32WhenTheValueSurvives) {
@@ -100,8 +102,8 @@ TEST(MsgpackWriterShortest, FloatsAreFloat32WhenTheValueSurvives) {
   EXPECT_OUTPUT(JsonToMsgpack("100000.0"), "ca47c35000");
   EXPECT_OUTPUT(JsonToMsgpack("1.1"), "cb3ff199999999999a");
   EXPECT_OUTPUT(JsonToMsgpack("1.0e+300"), "cb7e37e43c8800759c");
-  EXPECT_OUTPUT(CborToMsgpack("f9 7c 00"), "ca7f800000");   // Infinity
-  EXPECT_OUTPUT(CborToMsgpack("f9 fc 00"), "caff800000");   // -Infinity
+  EXPECT_OUTPUT(CborToMsgpack("f9 7c 00"), "ca7f800000");  // Infinity
+  EXPECT_OUTPUT(CborToMsgpack("f9 fc 00"), "caff800000");  // -Infinity
   // Every NaN is the one quiet NaN.
   EXPECT_OUTPUT(CborToMsgpack("f9 7e 00"), "ca7fc00000");
   EXPECT_OUTPUT(CborToMsgpack("fb 7f f8 00 00 00 00 00 01"), "ca7fc00000");
@@ -110,7 +112,7 @@ TEST(MsgpackWriterShortest, FloatsAreFloat32WhenTheValueSurvives) {
 
 TEST(MsgpackWriterShortest, NilBoolAndWhatHasNoMsgpackForm) {
   EXPECT_OUTPUT(JsonToMsgpack("[null,false,true]"), "93c0c2c3");
-  EXPECT_OUTPUT(CborToMsgpack("f7"), "c0");  // undefined: nil
+  EXPECT_OUTPUT(CborToMsgpack("f7"), "c0");                               // undefined: nil
   EXPECT_REFUSED(CborToMsgpack("82 00 f0"), "unrepresentable", 2, "/1");  // simple(16)
 }
 
@@ -126,8 +128,9 @@ TEST_P(MsgpackLengthSlot, ArrayOfUnknownLengthGetsTheShortestHead) {
   }
   json += "]";
   EXPECT_OUTPUT(JsonToMsgpack(json), ContainerHeadHex(n, false) + items);
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, Hex("9f") + std::string(n, '\x01') + Hex("ff")),
-                ContainerHeadHex(n, false) + items);
+  EXPECT_OUTPUT(
+      RunTranscode(Format::kCbor, Format::kMsgpack, Hex("9f") + std::string(n, '\x01') + Hex("ff")),
+      ContainerHeadHex(n, false) + items);
 }
 
 TEST_P(MsgpackLengthSlot, MapOfUnknownLengthGetsTheShortestHead) {
@@ -152,11 +155,13 @@ TEST_P(MsgpackLengthSlot, WidenedSlotsInsideWidenedSlotsKeepTheirContent) {
     items += "01";
   }
   inner += "]";
-  EXPECT_OUTPUT(JsonToMsgpack("[" + inner + ",2," + inner + "]"),
-                "93" + ContainerHeadHex(n, false) + items + "02" + ContainerHeadHex(n, false) + items);
+  EXPECT_OUTPUT(
+      JsonToMsgpack("[" + inner + ",2," + inner + "]"),
+      "93" + ContainerHeadHex(n, false) + items + "02" + ContainerHeadHex(n, false) + items);
 }
 
-INSTANTIATE_TEST_SUITE_P(Counts, MsgpackLengthSlot, ::testing::Values(0, 1, 15, 16, 23, 24, 255, 256, 65535, 65536));
+INSTANTIATE_TEST_SUITE_P(Counts, MsgpackLengthSlot,
+                         ::testing::Values(0, 1, 15, 16, 23, 24, 255, 256, 65535, 65536));
 
 TEST(MsgpackWriterLimits, OutputOfExactlyMaxOutputBytesIsWritten) {
   EXPECT_OUTPUT(JsonToMsgpack("[1,2,3]", MaxOutput(4)), "93010203");
@@ -195,14 +200,16 @@ TEST(MsgpackWriterLimits, WriterRefusesContainersPastMaxDepth) {
 // ---- timestamps (the spec's "Timestamp extension type", -1) both ways ----
 
 TEST(MsgpackWriterTimestamps, Tag1BecomesTheShortestTimestamp) {
-  EXPECT_OUTPUT(CborToMsgpack("c1 00"), "d6ff00000000");                        // 32
-  EXPECT_OUTPUT(CborToMsgpack("c1 1a ff ff ff ff"), "d6ffffffffff");             // 32, its top
+  EXPECT_OUTPUT(CborToMsgpack("c1 00"), "d6ff00000000");              // 32
+  EXPECT_OUTPUT(CborToMsgpack("c1 1a ff ff ff ff"), "d6ffffffffff");  // 32, its top
   EXPECT_OUTPUT(CborToMsgpack("c1 1b 00 00 00 01 00 00 00 00"), "d7ff0000000100000000");  // 64
-  EXPECT_OUTPUT(CborToMsgpack("c1 1b 00 00 00 04 00 00 00 00"),                  // 2^34: 96
+  EXPECT_OUTPUT(CborToMsgpack("c1 1b 00 00 00 04 00 00 00 00"),  // 2^34: 96
                 "c70cff000000000000000400000000");
-  EXPECT_OUTPUT(CborToMsgpack("c1 20"), "c70cff00000000ffffffffffffffff");       // -1: 96
+  EXPECT_OUTPUT(CborToMsgpack("c1 20"), "c70cff00000000ffffffffffffffff");  // -1: 96
   // A float epoch time keeps its fraction as nanoseconds: 1.5 s.
-  EXPECT_OUTPUT(CborToMsgpack("c1 f9 3e 00"), "d7ff773594000000000" "1");
+  EXPECT_OUTPUT(CborToMsgpack("c1 f9 3e 00"),
+                "d7ff773594000000000"
+                "1");
   // -0.5 s is -1 s + 500000000 ns.
   EXPECT_OUTPUT(CborToMsgpack("c1 f9 b8 00"), "c70cff1dcd6500ffffffffffffffff");
   EXPECT_REFUSED(CborToMsgpack("c1 f9 7c 00"), "unrepresentable", 0, "");
@@ -218,7 +225,7 @@ TEST(MsgpackWriterTimestamps, Tag1001BecomesTheShortestTimestamp) {
   // No seconds: known only when the map closes, at the end of the input.
   EXPECT_REFUSED(CborToMsgpack("d9 03 e9 a1 28 07"), "unrepresentable", 6, "");
   EXPECT_REFUSED(CborToMsgpack("d9 03 e9 a2 01 01 28 1a 3b 9a ca 00"), "unrepresentable", 7, "/-9");
-  EXPECT_REFUSED(CborToMsgpack("d9 03 e9 a1 02 01"), "unrepresentable", 4, "");             // key 2
+  EXPECT_REFUSED(CborToMsgpack("d9 03 e9 a1 02 01"), "unrepresentable", 4, "");  // key 2
 }
 
 TEST(MsgpackWriterTimestamps, EveryTimestampSurvivesMsgpackToCborToMsgpack) {
@@ -243,20 +250,24 @@ TEST(MsgpackWriterTimestamps, EveryTimestampSurvivesMsgpackToCborToMsgpack) {
 // ---- ext types <-> CBOR tags 0x6D700000 + type ----
 
 TEST(MsgpackWriterExt, CborTagInTheMpRangeBecomesExt) {
-  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 05 41 2a"), "d4052a");               // fixext 1
-  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 05 42 01 02"), "d5050102");          // fixext 2
+  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 05 41 2a"), "d4052a");                 // fixext 1
+  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 05 42 01 02"), "d5050102");            // fixext 2
   EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 05 44 01 02 03 04"), "d60501020304");  // fixext 4
   EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 80 48 00 00 00 00 00 00 00 00"), "d7800000000000000000");
   EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 7f 50 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"),
                 "d87f000102030405060708090a0b0c0d0e0f");
-  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 01 40"), "c70001");                  // ext 8, empty
-  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 01 43 01 02 03"), "c7030101" "0203");
+  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 01 40"), "c70001");  // ext 8, empty
+  EXPECT_OUTPUT(CborToMsgpack("da 6d 70 00 01 43 01 02 03"),
+                "c7030101"
+                "0203");
   const std::string data(256, '\x05');
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, Hex("da 6d 70 00 fe 59 01 00") + data),
-                "c80100fe" + ToHex(data));
+  EXPECT_OUTPUT(
+      RunTranscode(Format::kCbor, Format::kMsgpack, Hex("da 6d 70 00 fe 59 01 00") + data),
+      "c80100fe" + ToHex(data));
   const std::string big(65536, '\x05');
-  EXPECT_OUTPUT(RunTranscode(Format::kCbor, Format::kMsgpack, Hex("da 6d 70 00 fe 5a 00 01 00 00") + big),
-                "c900010000fe" + ToHex(big));
+  EXPECT_OUTPUT(
+      RunTranscode(Format::kCbor, Format::kMsgpack, Hex("da 6d 70 00 fe 5a 00 01 00 00") + big),
+      "c900010000fe" + ToHex(big));
 }
 
 TEST(MsgpackWriterExt, EveryExtTypeRoundTripsThroughCbor) {
@@ -277,14 +288,15 @@ TEST(MsgpackWriterTags, BignumsThatFit64BitsBecomeIntegers) {
   EXPECT_OUTPUT(CborToMsgpack("c2 41 80"), "cc80");
   EXPECT_OUTPUT(CborToMsgpack("c2 48 ff ff ff ff ff ff ff ff"), "cfffffffffffffffff");
   EXPECT_OUTPUT(CborToMsgpack("c2 4a 00 00 00 00 00 00 00 00 00 07"), "07");  // leading zeros
-  EXPECT_OUTPUT(CborToMsgpack("c3 40"), "ff");                                   // -1 - 0
+  EXPECT_OUTPUT(CborToMsgpack("c3 40"), "ff");                                // -1 - 0
   EXPECT_OUTPUT(CborToMsgpack("c3 48 7f ff ff ff ff ff ff ff"), "d38000000000000000");
   EXPECT_REFUSED(CborToMsgpack("c3 48 80 00 00 00 00 00 00 00"), "unrepresentable", 0, "");
   EXPECT_REFUSED(CborToMsgpack("81 c2 49 01 00 00 00 00 00 00 00 00"), "unrepresentable", 1, "/0");
   EXPECT_REFUSED(JsonToMsgpack("[18446744073709551616]"), "unrepresentable", 1, "/0");
   MappingOptions as_double;
   as_double.bignum_as_double = true;
-  EXPECT_OUTPUT(CborToMsgpack("c2 49 01 00 00 00 00 00 00 00 00", {}, as_double), "ca5f800000");  // 2^64: a float32
+  EXPECT_OUTPUT(CborToMsgpack("c2 49 01 00 00 00 00 00 00 00 00", {}, as_double),
+                "ca5f800000");  // 2^64: a float32
   EXPECT_OUTPUT(JsonToMsgpack("[18446744073709551616]", {}, as_double), "91ca5f800000");
   EXPECT_OUTPUT(JsonToMsgpack("[18446744073709551617]", {}, as_double), "91ca5f800000");
   EXPECT_OUTPUT(JsonToMsgpack("[18446745173221179392]", {}, as_double), "91cb43f0000010000000");
@@ -294,11 +306,17 @@ TEST(MsgpackWriterTags, OtherTagsAreDroppedAndTheirItemKept) {
   EXPECT_OUTPUT(CborToMsgpack("d8 20 63 61 62 63"), "a3616263");  // tag 32 (URI)
   EXPECT_OUTPUT(CborToMsgpack("c0 61 61"), "a161");
   EXPECT_OUTPUT(CborToMsgpack("d8 34 44 c0 00 02 01"), "c404c0000201");  // tag 52: bytes kept
-  EXPECT_OUTPUT(CborToMsgpack("c6 c7 81 00"), "9100");              // tags on tags
+  EXPECT_OUTPUT(CborToMsgpack("c6 c7 81 00"), "9100");                   // tags on tags
 }
 
 TEST(MsgpackWriterKeys, KeysOfAnyTypePass) {
-  EXPECT_OUTPUT(CborToMsgpack("a3 01 00 20 00 41 00 00"), "8301" "00" "ff" "00" "c40100" "00");
+  EXPECT_OUTPUT(CborToMsgpack("a3 01 00 20 00 41 00 00"),
+                "8301"
+                "00"
+                "ff"
+                "00"
+                "c40100"
+                "00");
   EXPECT_OUTPUT(CborToMsgpack("a1 f9 3e 00 00"), "81ca3fc0000000");
 }
 

@@ -3,10 +3,10 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <limits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -52,7 +52,8 @@ TEST(WriteDecimal, EveryDigitCountBoundary) {
     }
     if (digits < 20) p *= 10;
   }
-  for (uint64_t v : {uint64_t{0}, ~uint64_t{0}, ~uint64_t{0} - 1, uint64_t{1} << 63, (uint64_t{1} << 63) - 1}) {
+  for (uint64_t v :
+       {uint64_t{0}, ~uint64_t{0}, ~uint64_t{0} - 1, uint64_t{1} << 63, (uint64_t{1} << 63) - 1}) {
     EXPECT_EQ(Written(v), Reference(v)) << v;
     ++checked;
   }
@@ -132,7 +133,8 @@ TEST(WriteShortestDouble, SameTextAsToChars) {
   }
   for (int e = -325; e <= 308; ++e) {
     const double p = std::pow(10.0, e);
-    for (double d : {p, std::nextafter(p, 0.0), std::nextafter(p, INFINITY), 1.5 * p, 9.999 * p, 1.25 * p, 7 * p}) {
+    for (double d : {p, std::nextafter(p, 0.0), std::nextafter(p, INFINITY), 1.5 * p, 9.999 * p,
+                     1.25 * p, 7 * p}) {
       if (std::isfinite(d)) check(d);
     }
   }
@@ -148,7 +150,8 @@ TEST(WriteShortestDouble, SameTextAsToChars) {
     if (std::isfinite(d)) check(d);
   }
   for (int i = 0; i < 300000; ++i) {
-    const double d = static_cast<double>(rng() % 100000000000000000ull) * std::pow(10.0, static_cast<int>(rng() % 40) - 30);
+    const double d = static_cast<double>(rng() % 100000000000000000ull) *
+                     std::pow(10.0, static_cast<int>(rng() % 40) - 30);
     if (std::isfinite(d)) check(d);
   }
   // 16 and 17 significant digits with 1..8 of them before the point (WholeAndFraction
@@ -162,7 +165,8 @@ TEST(WriteShortestDouble, SameTextAsToChars) {
   // neighbours), both signs.
   for (int i = 0; i < 200000; ++i) {
     const int digits = 1 + static_cast<int>(rng() % 15);
-    const uint64_t sig = kPowersOf10[digits - 1] + rng() % (kPowersOf10[digits] - kPowersOf10[digits - 1]);
+    const uint64_t sig =
+        kPowersOf10[digits - 1] + rng() % (kPowersOf10[digits] - kPowersOf10[digits - 1]);
     const double d = static_cast<double>(sig) / std::pow(10.0, static_cast<int>(rng() % 17));
     check(i & 1 ? -d : d);
   }
@@ -184,8 +188,10 @@ TEST(OutputBufferAppend, EveryLengthAtEveryAlignmentIsExact) {
       out.Append(source.data(), offset);  // the alignment
       out.Append(n ? source.data() + offset : nullptr, n);
       ASSERT_EQ(out.size(), offset + n);
-      EXPECT_EQ(std::string(out.data() + offset, n), source.substr(offset, n)) << offset << " " << n;
-      for (size_t i = offset + n; i < 128; ++i) ASSERT_EQ(out.data()[i], kCanary) << offset << " " << n << " " << i;
+      EXPECT_EQ(std::string(out.data() + offset, n), source.substr(offset, n))
+          << offset << " " << n;
+      for (size_t i = offset + n; i < 128; ++i)
+        ASSERT_EQ(out.data()[i], kCanary) << offset << " " << n << " " << i;
       ++checked;
     }
   }
@@ -195,7 +201,8 @@ TEST(OutputBufferAppend, EveryLengthAtEveryAlignmentIsExact) {
 TEST(ValidUtf8, AgreesWithTheByteByByteCheck) {
   std::mt19937_64 rng(7);
   // Bytes drawn so that valid and invalid multi-byte sequences both occur often.
-  const uint8_t pool[] = {'a', 'Z', '0', ' ', 0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xdf, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x9f};
+  const uint8_t pool[] = {'a',  'Z',  '0',  ' ',  0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xdf,
+                          0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x9f};
   int valid = 0, invalid = 0;
   for (int i = 0; i < 200000; ++i) {
     const size_t n = rng() % 90;

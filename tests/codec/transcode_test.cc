@@ -54,7 +54,8 @@ TEST(LimitsLowerTo, AHigherRequestNeverRaisesALimit) {
   const Limits higher{1001, ~uint64_t{0}, 31, 401, 501, ~uint64_t{0}};
   EXPECT_EQ(Server().LowerTo(higher), Server());
   // Defaults too: a client asking for the maximum of every field gets the defaults.
-  const Limits max{~uint64_t{0}, ~uint64_t{0}, ~uint32_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
+  const Limits max{~uint64_t{0}, ~uint64_t{0}, ~uint32_t{0},
+                   ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
   EXPECT_EQ(Limits{}.LowerTo(max), Limits{});
   // Equal is kept.
   EXPECT_EQ(Server().LowerTo(Server()), Server());
@@ -64,17 +65,27 @@ TEST(LimitsLowerTo, RandomRequestsNeverRaiseAndLoweringTwiceIsTheMinimum) {
   std::mt19937_64 rng(7);
   auto pick = [&](uint64_t ours) -> uint64_t {
     switch (rng() % 4) {
-      case 0: return 0;
-      case 1: return ours + 1 + rng() % 1000;
-      case 2: return ours;
-      default: return 1 + rng() % ours;
+      case 0:
+        return 0;
+      case 1:
+        return ours + 1 + rng() % 1000;
+      case 2:
+        return ours;
+      default:
+        return 1 + rng() % ours;
     }
   };
-  auto lowered = [](uint64_t ours, uint64_t theirs) { return theirs != 0 && theirs < ours ? theirs : ours; };
+  auto lowered = [](uint64_t ours, uint64_t theirs) {
+    return theirs != 0 && theirs < ours ? theirs : ours;
+  };
   for (int i = 0; i < 1000; ++i) {
     const Limits s = Server();
-    Limits a{pick(s.max_input_bytes), pick(s.max_output_bytes), static_cast<uint32_t>(pick(s.max_depth)),
-             pick(s.max_string_bytes), pick(s.max_items), pick(s.max_alloc_bytes)};
+    Limits a{pick(s.max_input_bytes),
+             pick(s.max_output_bytes),
+             static_cast<uint32_t>(pick(s.max_depth)),
+             pick(s.max_string_bytes),
+             pick(s.max_items),
+             pick(s.max_alloc_bytes)};
     const Limits l = s.LowerTo(a);
     EXPECT_EQ(l.max_input_bytes, lowered(s.max_input_bytes, a.max_input_bytes));
     EXPECT_EQ(l.max_output_bytes, lowered(s.max_output_bytes, a.max_output_bytes));
@@ -83,8 +94,12 @@ TEST(LimitsLowerTo, RandomRequestsNeverRaiseAndLoweringTwiceIsTheMinimum) {
     EXPECT_EQ(l.max_items, lowered(s.max_items, a.max_items));
     EXPECT_EQ(l.max_alloc_bytes, lowered(s.max_alloc_bytes, a.max_alloc_bytes));
     // A connection's limits lowered again by a request: never above either.
-    Limits b{pick(s.max_input_bytes), pick(s.max_output_bytes), static_cast<uint32_t>(pick(s.max_depth)),
-             pick(s.max_string_bytes), pick(s.max_items), pick(s.max_alloc_bytes)};
+    Limits b{pick(s.max_input_bytes),
+             pick(s.max_output_bytes),
+             static_cast<uint32_t>(pick(s.max_depth)),
+             pick(s.max_string_bytes),
+             pick(s.max_items),
+             pick(s.max_alloc_bytes)};
     const Limits ll = l.LowerTo(b);
     EXPECT_LE(ll.max_input_bytes, l.max_input_bytes);
     EXPECT_LE(ll.max_depth, l.max_depth);
@@ -172,7 +187,8 @@ TEST_P(EveryLimit, MaxOutputBytes) {
     ASSERT_TRUE(full.status.ok());
     const uint64_t size = to == Format::kJson ? full.out.size() : full.out.size() / 2;
     EXPECT_OUTPUT(RunTranscode(from, to, Document(from), MaxOutput(size)), full.out);
-    EXPECT_EQ(CodeName(RunTranscode(from, to, Document(from), MaxOutput(size - 1)).status.code), "output_too_large");
+    EXPECT_EQ(CodeName(RunTranscode(from, to, Document(from), MaxOutput(size - 1)).status.code),
+              "output_too_large");
     EXPECT_TRUE(IsLimitError(ErrorCode::kOutputTooLarge));
   }
 }
@@ -298,7 +314,8 @@ TEST(Names, ErrorCodesHaveTheirStableNames) {
                          "not_deterministic",
                          "overloaded"};
   ASSERT_EQ(std::size(names), static_cast<size_t>(kErrorCodeCount));
-  for (int i = 0; i < kErrorCodeCount; ++i) EXPECT_EQ(CodeName(static_cast<ErrorCode>(i)), names[i]);
+  for (int i = 0; i < kErrorCodeCount; ++i)
+    EXPECT_EQ(CodeName(static_cast<ErrorCode>(i)), names[i]);
 }
 
 TEST(Names, LimitErrorsAreExactlyTheLimits) {
@@ -369,9 +386,11 @@ TEST(Requests, FormatRegistryRowsAreConsistent) {
 }
 
 TEST(Requests, IdentityTranscodesGiveThePreferredForm) {
-  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kJson, " { \"a\" : [ 1 , 2.50 , \"x\" ] } "), R"({"a":[1,2.5,"x"]})");
+  EXPECT_OUTPUT(RunTranscode(Format::kJson, Format::kJson, " { \"a\" : [ 1 , 2.50 , \"x\" ] } "),
+                R"({"a":[1,2.5,"x"]})");
   EXPECT_OUTPUT(CborToCbor("bf 61 61 9f 01 f9 41 00 ff ff"), "a161618201f94100");
-  EXPECT_OUTPUT(MsgpackToMsgpack("de 00 01 a1 61 dc 00 02 01 cb 40 04 00 00 00 00 00 00"), "81a1619201ca40200000");
+  EXPECT_OUTPUT(MsgpackToMsgpack("de 00 01 a1 61 dc 00 02 01 cb 40 04 00 00 00 00 00 00"),
+                "81a1619201ca40200000");
 }
 
 TEST(Requests, UnpaddedJsonGivesTheSameAnswers) {
@@ -430,7 +449,8 @@ TEST(Requests, AReusedOutputBufferStartsEachRequestClean) {
 // ---- the test support itself ----
 
 TEST(HeapWatch, SeesAnAllocationWhileAlive) {
-  if (!rosetta::testing::HeapCountingAvailable()) GTEST_SKIP() << "heap counting is off under sanitizers";
+  if (!rosetta::testing::HeapCountingAvailable())
+    GTEST_SKIP() << "heap counting is off under sanitizers";
   rosetta::testing::HeapWatch watch;
   void* volatile p = std::malloc(1 << 20);  // volatile: the compiler may not elide the pair
   const auto use = watch.Stop();

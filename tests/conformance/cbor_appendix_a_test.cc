@@ -24,8 +24,8 @@ struct Vector {
 const std::vector<Vector>& Vectors() {
   static const auto* vectors = [] {
     auto* out = new std::vector<Vector>;
-    nlohmann::json suite =
-        ParseJsonExact(rosetta::testing::ReadFile(DataPath("conformance/cbor/appendix_a.json").string()));
+    nlohmann::json suite = ParseJsonExact(
+        rosetta::testing::ReadFile(DataPath("conformance/cbor/appendix_a.json").string()));
     if (!suite.is_array()) return out;
     for (const auto& v : suite) {
       Vector vec;
@@ -42,7 +42,8 @@ const std::vector<Vector>& Vectors() {
 }
 
 TEST(CborAppendixA, EveryExampleIsValid) {
-  ASSERT_EQ(Vectors().size(), 82u) << "appendix_a.json not found under " << rosetta::testing::DataDir();
+  ASSERT_EQ(Vectors().size(), 82u)
+      << "appendix_a.json not found under " << rosetta::testing::DataDir();
   int valid = 0;
   for (const auto& v : Vectors()) {
     Status status = Check(Format::kCbor, v.cbor);
@@ -114,12 +115,14 @@ TEST(CborAppendixA, DecodedExamplesBecomeTheirJsonValue) {
     ++total;
     Outcome out = Convert(Format::kCbor, Format::kJson, v.cbor);
     if (!out.ok()) {
-      EXPECT_EQ(out.status.code, ErrorCode::kUnrepresentable) << v.hex << ": " << out.status.ToString();
+      EXPECT_EQ(out.status.code, ErrorCode::kUnrepresentable)
+          << v.hex << ": " << out.status.ToString();
       unrepresentable += out.status.code == ErrorCode::kUnrepresentable;
       continue;
     }
     nlohmann::json actual = ParseJsonExact(out.out);
-    EXPECT_TRUE(SameValue(v.decoded, actual)) << v.hex << ": expected " << v.decoded.dump() << ", got " << out.out;
+    EXPECT_TRUE(SameValue(v.decoded, actual))
+        << v.hex << ": expected " << v.decoded.dump() << ", got " << out.out;
     equal += SameValue(v.decoded, actual);
   }
   EXPECT_EQ(total, 59);
@@ -184,15 +187,16 @@ TEST(CborAppendixA, DiagnosticOnlyExamplesMapToJsonAsDesigned) {
     ASSERT_NE(want, expected.end()) << v.hex << " has no expectation";
     Outcome out = Convert(Format::kCbor, Format::kJson, v.cbor);
     if (want->second == kUnrepresentable) {
-      EXPECT_EQ(out.status.code, ErrorCode::kUnrepresentable) << v.hex << ": " << out.status.ToString();
+      EXPECT_EQ(out.status.code, ErrorCode::kUnrepresentable)
+          << v.hex << ": " << out.status.ToString();
       Outcome as_null = Convert(Format::kCbor, Format::kJson, v.cbor, nonfinite_as_null);
       EXPECT_EQ(as_null.out, "null") << v.hex << ": " << as_null.status.ToString();
       matched += out.status.code == ErrorCode::kUnrepresentable && as_null.out == "null";
       continue;
     }
     ASSERT_TRUE(out.ok()) << v.hex << ": " << out.status.ToString();
-    EXPECT_TRUE(SameValue(ParseJson(want->second), ParseJson(out.out))) << v.hex << ": expected " << want->second
-                                                                        << ", got " << out.out;
+    EXPECT_TRUE(SameValue(ParseJson(want->second), ParseJson(out.out)))
+        << v.hex << ": expected " << want->second << ", got " << out.out;
     matched += SameValue(ParseJson(want->second), ParseJson(out.out));
   }
   EXPECT_EQ(total, 23);

@@ -30,8 +30,8 @@ struct Outcome {
 };
 
 // The input is handed over with kInputPadding readable bytes after it, as a server does.
-inline Outcome Convert(Format from, Format to, std::string_view input, const MappingOptions& options = {},
-                   const codec::Limits& limits = {}) {
+inline Outcome Convert(Format from, Format to, std::string_view input,
+                       const MappingOptions& options = {}, const codec::Limits& limits = {}) {
   std::string padded(input);
   padded.append(codec::kInputPadding, '\0');
   codec::TranscodeRequest request;
@@ -66,11 +66,13 @@ inline std::filesystem::path DataPath(std::string_view relative) {
 }
 
 // Regular files in `dir` whose name starts with `prefix`, sorted by name.
-inline std::vector<std::filesystem::path> ListFiles(const std::filesystem::path& dir, std::string_view prefix = {}) {
+inline std::vector<std::filesystem::path> ListFiles(const std::filesystem::path& dir,
+                                                    std::string_view prefix = {}) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().filename().string().starts_with(prefix)) files.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().filename().string().starts_with(prefix))
+      files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -147,7 +149,8 @@ class ExactNumbers {
 inline nlohmann::json ParseJsonExact(std::string_view text) {
   nlohmann::json root;
   ExactNumbers sax(root);
-  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax))
+    return nlohmann::json(nlohmann::json::value_t::discarded);
   return root;
 }
 
@@ -156,10 +159,13 @@ inline nlohmann::json ParseJsonExact(std::string_view text) {
 inline bool SameValue(const nlohmann::json& a, const nlohmann::json& b) {
   if (a.is_number() && b.is_number()) {
     if (a.is_number_float() || b.is_number_float()) return a.get<double>() == b.get<double>();
-    const bool a_negative = a.is_number_integer() && !a.is_number_unsigned() && a.get<int64_t>() < 0;
-    const bool b_negative = b.is_number_integer() && !b.is_number_unsigned() && b.get<int64_t>() < 0;
+    const bool a_negative =
+        a.is_number_integer() && !a.is_number_unsigned() && a.get<int64_t>() < 0;
+    const bool b_negative =
+        b.is_number_integer() && !b.is_number_unsigned() && b.get<int64_t>() < 0;
     if (a_negative != b_negative) return false;
-    return a_negative ? a.get<int64_t>() == b.get<int64_t>() : a.get<uint64_t>() == b.get<uint64_t>();
+    return a_negative ? a.get<int64_t>() == b.get<int64_t>()
+                      : a.get<uint64_t>() == b.get<uint64_t>();
   }
   if (a.type() != b.type()) return false;
   if (a.is_array()) {

@@ -34,7 +34,8 @@ const std::vector<Document>& Corpus() {
 
 TEST(CorpusRoundTrip, CorpusHas13Documents) {
   ASSERT_EQ(Corpus().size(), 13u) << "corpus not found under " << rosetta::testing::DataDir();
-  for (const auto& doc : Corpus()) EXPECT_FALSE(doc.value.is_discarded()) << doc.name << " is not JSON for nlohmann";
+  for (const auto& doc : Corpus())
+    EXPECT_FALSE(doc.value.is_discarded()) << doc.name << " is not JSON for nlohmann";
 }
 
 // Counts repeated member names with nlohmann's reader, independently of the codec.
@@ -62,7 +63,9 @@ class DuplicateKeyCounter : public nlohmann::json_sax<nlohmann::json> {
   }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
 
  private:
   std::vector<std::set<std::string>> open_;
@@ -82,7 +85,8 @@ struct Pair {
 };
 
 std::string PairName(const ::testing::TestParamInfo<Pair>& info) {
-  return std::string(codec::FormatName(info.param.x)) + "_" + std::string(codec::FormatName(info.param.y));
+  return std::string(codec::FormatName(info.param.x)) + "_" +
+         std::string(codec::FormatName(info.param.y));
 }
 
 class CorpusPairTest : public ::testing::TestWithParam<Pair> {};
@@ -105,7 +109,8 @@ TEST_P(CorpusPairTest, EveryDocumentComesBack) {
     Outcome second = first.ok() ? Convert(x, y, first.out, options) : Outcome{};
     Outcome back = second.ok() ? Convert(y, Format::kJson, second.out, options) : Outcome{};
     if (!first.ok() || !second.ok() || !back.ok()) {
-      const bool documented = first.ok() ? DocumentedRefusal(y, second.status) : DocumentedRefusal(x, first.status);
+      const bool documented =
+          first.ok() ? DocumentedRefusal(y, second.status) : DocumentedRefusal(x, first.status);
       const Status& why = !first.ok() ? first.status : !second.ok() ? second.status : back.status;
       EXPECT_TRUE(documented) << doc.name << ": " << why.ToString();
       refused += documented;
@@ -113,21 +118,22 @@ TEST_P(CorpusPairTest, EveryDocumentComesBack) {
     }
     nlohmann::json actual = ParseJsonExact(back.out);
     const bool same = SameValue(doc.value, actual);
-    EXPECT_TRUE(same) << doc.name << " changed through " << codec::FormatName(x) << " and " << codec::FormatName(y);
+    EXPECT_TRUE(same) << doc.name << " changed through " << codec::FormatName(x) << " and "
+                      << codec::FormatName(y);
     equal += same;
   }
   EXPECT_EQ(equal, 13);
   EXPECT_EQ(refused, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(NinePairs, CorpusPairTest,
-                         ::testing::Values(Pair{Format::kJson, Format::kJson}, Pair{Format::kJson, Format::kCbor},
-                                           Pair{Format::kJson, Format::kMsgpack}, Pair{Format::kCbor, Format::kJson},
-                                           Pair{Format::kCbor, Format::kCbor}, Pair{Format::kCbor, Format::kMsgpack},
-                                           Pair{Format::kMsgpack, Format::kJson},
-                                           Pair{Format::kMsgpack, Format::kCbor},
-                                           Pair{Format::kMsgpack, Format::kMsgpack}),
-                         PairName);
+INSTANTIATE_TEST_SUITE_P(
+    NinePairs, CorpusPairTest,
+    ::testing::Values(Pair{Format::kJson, Format::kJson}, Pair{Format::kJson, Format::kCbor},
+                      Pair{Format::kJson, Format::kMsgpack}, Pair{Format::kCbor, Format::kJson},
+                      Pair{Format::kCbor, Format::kCbor}, Pair{Format::kCbor, Format::kMsgpack},
+                      Pair{Format::kMsgpack, Format::kJson}, Pair{Format::kMsgpack, Format::kCbor},
+                      Pair{Format::kMsgpack, Format::kMsgpack}),
+    PairName);
 
 }  // namespace
 }  // namespace rosetta::conformance

@@ -22,7 +22,9 @@ bool IsDuplicateKeyFile(const std::string& name) {
 }
 
 std::string_view TrimEnd(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() &&
+         (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -62,8 +64,8 @@ TEST(JsonTestSuite, EveryNFileIsRefused) {
     ++refused;
     // A transcode reads under the same rules: refused too, with the same code.
     Outcome t = Convert(Format::kJson, Format::kCbor, json);
-    EXPECT_EQ(t.status.code, status.code) << name << ": validate " << status.ToString() << ", transcode "
-                                          << t.status.ToString();
+    EXPECT_EQ(t.status.code, status.code)
+        << name << ": validate " << status.ToString() << ", transcode " << t.status.ToString();
   }
   EXPECT_EQ(refused, 188);
 }
@@ -154,17 +156,20 @@ TEST(JsonTestSuite, TooBigIntegersAreExactBignums) {
 // Below the smallest subnormal: the nearest double, zero.
 TEST(JsonTestSuite, UnderflowingDecimalsBecomeZero) {
   for (const char* name : {"i_number_double_huge_neg_exp.json", "i_number_real_underflow.json"}) {
-    Outcome out = Convert(Format::kJson, Format::kJson, rosetta::testing::ReadFile((DataPath(kParsing) / name).string()));
+    Outcome out = Convert(Format::kJson, Format::kJson,
+                          rosetta::testing::ReadFile((DataPath(kParsing) / name).string()));
     ASSERT_TRUE(out.ok()) << name << ": " << out.status.ToString();
     nlohmann::json value = ParseJson(out.out);
-    ASSERT_TRUE(value.is_array() && value.size() == 1 && value[0].is_number()) << name << ": " << out.out;
+    ASSERT_TRUE(value.is_array() && value.size() == 1 && value[0].is_number())
+        << name << ": " << out.out;
     EXPECT_EQ(value[0].get<double>(), 0.0) << name;
   }
 }
 
 // The depth limit, not the reader, refuses 500 nested arrays: with room they are read.
 TEST(JsonTestSuite, FiveHundredNestedArraysPassWithAHigherMaxDepth) {
-  const std::string json = rosetta::testing::ReadFile((DataPath(kParsing) / "i_structure_500_nested_arrays.json").string());
+  const std::string json = rosetta::testing::ReadFile(
+      (DataPath(kParsing) / "i_structure_500_nested_arrays.json").string());
   codec::Limits limits;
   limits.max_depth = 500;
   EXPECT_TRUE(Check(Format::kJson, json, {}, limits).ok());
@@ -189,9 +194,11 @@ TEST(JsonTestSuite, EveryYFileRoundTripsThroughCbor) {
     Outcome cbor = Convert(Format::kJson, Format::kCbor, json, options);
     ASSERT_TRUE(cbor.ok()) << name << ": " << cbor.status.ToString();
     Outcome back = Convert(Format::kCbor, Format::kJson, cbor.out, options);
-    ASSERT_TRUE(back.ok()) << name << ": " << back.status.ToString() << " on CBOR " << ToHex(cbor.out);
+    ASSERT_TRUE(back.ok()) << name << ": " << back.status.ToString() << " on CBOR "
+                           << ToHex(cbor.out);
     nlohmann::json actual = ParseJson(back.out);
-    EXPECT_TRUE(SameValue(expected, actual)) << name << ": " << json << " came back as " << back.out;
+    EXPECT_TRUE(SameValue(expected, actual))
+        << name << ": " << json << " came back as " << back.out;
     same += SameValue(expected, actual);
   }
   EXPECT_EQ(skipped, 0);
@@ -260,7 +267,8 @@ TEST(JsonTestSuite, EveryTransformFileIsTranscodedOrCleanlyRefused) {
     ASSERT_FALSE(actual.is_discarded()) << name << ": not JSON: " << out.out;
     // number_1.000000000000000005 pins the reader against simdjson 3.0.1's get_number(),
     // which reads decimals of 19+ significant digits as 0.0 (simdjson issue #2099).
-    EXPECT_TRUE(SameValue(ParseJson(json), actual)) << name << ": " << json << " came back as " << out.out;
+    EXPECT_TRUE(SameValue(ParseJson(json), actual))
+        << name << ": " << json << " came back as " << out.out;
   }
   EXPECT_EQ(transcoded, 13);
   EXPECT_EQ(refused, 9);

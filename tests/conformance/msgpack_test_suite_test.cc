@@ -16,9 +16,10 @@ namespace {
 
 struct Encoding {
   std::string group;  // "20.number-positive.yaml"
-  std::string kind;   // "nil", "bool", "binary", "number", "bignum", "string", "array", "map", "timestamp", "ext"
+  std::string kind;   // "nil", "bool", "binary", "number", "bignum", "string", "array", "map",
+                      // "timestamp", "ext"
   nlohmann::json value;
-  std::string hex;       // as in the suite: "cd-00-01"
+  std::string hex;  // as in the suite: "cd-00-01"
   std::string bytes;
   std::string shortest;  // the case's first encoding, bytes
 };
@@ -26,8 +27,8 @@ struct Encoding {
 const std::vector<Encoding>& Encodings() {
   static const auto* encodings = [] {
     auto* out = new std::vector<Encoding>;
-    nlohmann::json suite =
-        ParseJson(rosetta::testing::ReadFile(DataPath("conformance/msgpack/msgpack-test-suite.json").string()));
+    nlohmann::json suite = ParseJson(rosetta::testing::ReadFile(
+        DataPath("conformance/msgpack/msgpack-test-suite.json").string()));
     if (!suite.is_object()) return out;
     for (const auto& [group, cases] : suite.items()) {
       for (const auto& c : cases) {
@@ -37,8 +38,8 @@ const std::vector<Encoding>& Encodings() {
         }
         const auto& hexes = c.at("msgpack");
         for (const auto& hex : hexes) {
-          out->push_back({group, kind, c.at(kind), hex.get<std::string>(), Unhex(hex.get<std::string>()),
-                          Unhex(hexes.at(0).get<std::string>())});
+          out->push_back({group, kind, c.at(kind), hex.get<std::string>(),
+                          Unhex(hex.get<std::string>()), Unhex(hexes.at(0).get<std::string>())});
         }
       }
     }
@@ -48,15 +49,18 @@ const std::vector<Encoding>& Encodings() {
 }
 
 std::string Base64UrlUnpadded(std::string_view bytes) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   std::string out;
   size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8 | uint8_t(bytes[i + 2]);
+    uint32_t n = uint32_t(uint8_t(bytes[i])) << 16 | uint32_t(uint8_t(bytes[i + 1])) << 8 |
+                 uint8_t(bytes[i + 2]);
     for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(n >> shift) & 63]);
   }
   if (size_t rest = bytes.size() - i; rest > 0) {
-    uint32_t n = uint32_t(uint8_t(bytes[i])) << 16 | (rest == 2 ? uint32_t(uint8_t(bytes[i + 1])) << 8 : 0);
+    uint32_t n =
+        uint32_t(uint8_t(bytes[i])) << 16 | (rest == 2 ? uint32_t(uint8_t(bytes[i + 1])) << 8 : 0);
     out.push_back(kAlphabet[(n >> 18) & 63]);
     out.push_back(kAlphabet[(n >> 12) & 63]);
     if (rest == 2) out.push_back(kAlphabet[(n >> 6) & 63]);
@@ -76,12 +80,20 @@ nlohmann::json ExpectedJson(const Encoding& e) {
 bool HasJsonForm(const Encoding& e) { return e.kind != "timestamp" && e.kind != "ext"; }
 
 TEST(MsgpackTestSuite, SuiteHas233Encodings) {
-  ASSERT_EQ(Encodings().size(), 233u) << "msgpack-test-suite.json not found under " << rosetta::testing::DataDir();
+  ASSERT_EQ(Encodings().size(), 233u)
+      << "msgpack-test-suite.json not found under " << rosetta::testing::DataDir();
   std::map<std::string, int> per_kind;
   for (const auto& e : Encodings()) ++per_kind[e.kind];
-  EXPECT_EQ(per_kind, (std::map<std::string, int>{{"array", 20}, {"bignum", 6}, {"binary", 9}, {"bool", 2},
-                                                  {"ext", 11}, {"map", 15}, {"nil", 1}, {"number", 123},
-                                                  {"string", 27}, {"timestamp", 19}}));
+  EXPECT_EQ(per_kind, (std::map<std::string, int>{{"array", 20},
+                                                  {"bignum", 6},
+                                                  {"binary", 9},
+                                                  {"bool", 2},
+                                                  {"ext", 11},
+                                                  {"map", 15},
+                                                  {"nil", 1},
+                                                  {"number", 123},
+                                                  {"string", 27},
+                                                  {"timestamp", 19}}));
 }
 
 TEST(MsgpackTestSuite, EveryEncodingBecomesItsValueInJson) {
@@ -94,8 +106,8 @@ TEST(MsgpackTestSuite, EveryEncodingBecomesItsValueInJson) {
     ASSERT_TRUE(out.ok()) << e.group << " " << e.hex << ": " << out.status.ToString();
     nlohmann::json expected = ExpectedJson(e);
     nlohmann::json actual = ParseJsonExact(out.out);
-    EXPECT_TRUE(SameValue(expected, actual)) << e.group << " " << e.hex << ": expected " << expected.dump() << ", got "
-                                             << out.out;
+    EXPECT_TRUE(SameValue(expected, actual))
+        << e.group << " " << e.hex << ": expected " << expected.dump() << ", got " << out.out;
     equal += SameValue(expected, actual);
   }
   EXPECT_EQ(total, 203);
@@ -111,15 +123,16 @@ TEST(MsgpackTestSuite, EveryEncodingKeepsItsValueThroughCbor) {
     Outcome cbor = Convert(Format::kMsgpack, Format::kCbor, e.bytes);
     ASSERT_TRUE(cbor.ok()) << e.group << " " << e.hex << ": " << cbor.status.ToString();
     Outcome msgpack = Convert(Format::kCbor, Format::kMsgpack, cbor.out);
-    ASSERT_TRUE(msgpack.ok()) << e.group << " " << e.hex << ": " << msgpack.status.ToString() << " on CBOR "
-                              << ToHex(cbor.out);
+    ASSERT_TRUE(msgpack.ok()) << e.group << " " << e.hex << ": " << msgpack.status.ToString()
+                              << " on CBOR " << ToHex(cbor.out);
     Outcome json = Convert(Format::kMsgpack, Format::kJson, msgpack.out);
     ASSERT_TRUE(json.ok()) << e.group << " " << e.hex << ": " << json.status.ToString() << " on "
                            << ToHex(msgpack.out);
     nlohmann::json expected = ExpectedJson(e);
     nlohmann::json actual = ParseJsonExact(json.out);
-    EXPECT_TRUE(SameValue(expected, actual)) << e.group << " " << e.hex << ": expected " << expected.dump() << ", got "
-                                             << json.out << " via CBOR " << ToHex(cbor.out);
+    EXPECT_TRUE(SameValue(expected, actual))
+        << e.group << " " << e.hex << ": expected " << expected.dump() << ", got " << json.out
+        << " via CBOR " << ToHex(cbor.out);
     equal += SameValue(expected, actual);
   }
   EXPECT_EQ(total, 203);

@@ -17,8 +17,12 @@ inline codec::Limits ProductionLimits() { return service::ServiceConfig::Default
 
 // The input with kInputPadding readable bytes after it, as the servers pass payloads.
 struct Padded {
-  explicit Padded(const uint8_t* data, size_t size) : bytes(data, data + size) { bytes.resize(size + codec::kInputPadding); }
-  std::string_view view(size_t size) const { return {reinterpret_cast<const char*>(bytes.data()), size}; }
+  explicit Padded(const uint8_t* data, size_t size) : bytes(data, data + size) {
+    bytes.resize(size + codec::kInputPadding);
+  }
+  std::string_view view(size_t size) const {
+    return {reinterpret_cast<const char*>(bytes.data()), size};
+  }
   std::vector<uint8_t> bytes;
 };
 
@@ -32,7 +36,8 @@ struct Padded {
 // keys as the member names they become, so its output has no duplicates either).
 inline codec::MappingOptions OutputCheck() { return {}; }
 
-inline codec::Status Validate(codec::Format f, std::string_view input, const codec::MappingOptions& options = {}) {
+inline codec::Status Validate(codec::Format f, std::string_view input,
+                              const codec::MappingOptions& options = {}) {
   codec::TranscodeRequest r;
   r.from = f;
   r.input = input;
@@ -41,8 +46,9 @@ inline codec::Status Validate(codec::Format f, std::string_view input, const cod
   return codec::Validate(r);
 }
 
-inline codec::Status Transcode(codec::Format from, codec::Format to, std::string_view input, codec::OutputBuffer& out,
-                               size_t padding = 0, const codec::MappingOptions& options = {}) {
+inline codec::Status Transcode(codec::Format from, codec::Format to, std::string_view input,
+                               codec::OutputBuffer& out, size_t padding = 0,
+                               const codec::MappingOptions& options = {}) {
   codec::TranscodeRequest r;
   r.from = from;
   r.to = to;

@@ -36,6 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (ctx.status.code == codec::ErrorCode::kBudgetExceeded) return 0;
     fuzz::Fail("the fast path finished where the general path refuses");
   }
-  if (fast_out.view() != out.view()) fuzz::Fail("the fast path's JSON differs from the general path's");
+  if (fast_out.view() != out.view())
+    fuzz::Fail("the fast path's JSON differs from the general path's");
   return 0;
 }

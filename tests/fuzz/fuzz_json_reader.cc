@@ -44,9 +44,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   codec::Status ours = fuzz::Validate(codec::Format::kJson, json, lenient);
 
   codec::OutputBuffer out;
-  codec::Status to_cbor = fuzz::Transcode(codec::Format::kJson, codec::Format::kCbor, json, out, codec::kInputPadding, lenient);
+  codec::Status to_cbor = fuzz::Transcode(codec::Format::kJson, codec::Format::kCbor, json, out,
+                                          codec::kInputPadding, lenient);
   if (to_cbor.ok() != ours.ok()) fuzz::Fail("validate and transcode disagree on acceptance");
-  if (to_cbor.ok() && !fuzz::Validate(codec::Format::kCbor, out.view(), lenient).ok()) fuzz::Fail("JSON -> CBOR output is not valid CBOR");
+  if (to_cbor.ok() && !fuzz::Validate(codec::Format::kCbor, out.view(), lenient).ok())
+    fuzz::Fail("JSON -> CBOR output is not valid CBOR");
 
   CompareReaders<codec::CborWriter>(json, lenient);
   CompareReaders<codec::JsonWriter>(json, lenient);
@@ -57,13 +59,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ours.ok() && theirs && theirs != simdjson::CAPACITY && !HasBigInteger(json)) {
     fuzz::Fail("rosetta accepts JSON that simdjson refuses");
   }
-  const bool bom = json.size() >= 3 && json.substr(0, 3) == "\xEF\xBB\xBF";  // refused by rosetta (docs/formats.md)
+  const bool bom = json.size() >= 3 &&
+                   json.substr(0, 3) == "\xEF\xBB\xBF";  // refused by rosetta (docs/formats.md)
   if (!ours.ok() && !theirs && !bom) {
     using codec::ErrorCode;
     const ErrorCode c = ours.code;
     // Refusals by rosetta's own rules, not by RFC 8259 syntax.
-    if (c != ErrorCode::kDepthExceeded && c != ErrorCode::kUnrepresentable && c != ErrorCode::kTooManyItems &&
-        c != ErrorCode::kStringTooLarge && c != ErrorCode::kInvalidUtf8 && c != ErrorCode::kBudgetExceeded) {
+    if (c != ErrorCode::kDepthExceeded && c != ErrorCode::kUnrepresentable &&
+        c != ErrorCode::kTooManyItems && c != ErrorCode::kStringTooLarge &&
+        c != ErrorCode::kInvalidUtf8 && c != ErrorCode::kBudgetExceeded) {
       fuzz::Fail("rosetta refuses JSON that simdjson accepts");
     }
   }

@@ -47,8 +47,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const codec::MappingOptions options;
   codec::Context ctx(limits, options);
   fuzz::FeatureSink features;
-  const bool ours = codec::ProtobufReader<fuzz::FeatureSink>(ctx, features, fixture.schema.get(), *fixture.root, false).Read(wire);
-  if (ctx.budget.used() > 64 * size + (64 << 10)) fuzz::Fail("allocated more than the input can justify");
+  const bool ours = codec::ProtobufReader<fuzz::FeatureSink>(ctx, features, fixture.schema.get(),
+                                                             *fixture.root, false)
+                        .Read(wire);
+  if (ctx.budget.used() > 64 * size + (64 << 10))
+    fuzz::Fail("allocated more than the input can justify");
   if (!ours) return 0;
   // Accepted: into every format and back to protobuf, valid each time.
   for (codec::Format to : {codec::Format::kJson, codec::Format::kCbor, codec::Format::kProtobuf}) {
@@ -68,12 +71,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     back.input = out.view();
     codec::OutputBuffer again;
     codec::Status b = codec::Transcode(back, again);
-    if (!b.ok() && b.code != codec::ErrorCode::kSchemaMismatch && b.code != codec::ErrorCode::kDuplicateKey) {
+    if (!b.ok() && b.code != codec::ErrorCode::kSchemaMismatch &&
+        b.code != codec::ErrorCode::kDuplicateKey) {
       fuzz::Fail("a transcode of accepted protobuf does not transcode back");
     }
   }
   if (features.max_depth > 100) return 0;
   std::unique_ptr<google::protobuf::Message> message(fixture.prototype->New());
-  if (!message->ParseFromArray(data, static_cast<int>(size))) fuzz::Fail("rosetta accepts protobuf that libprotobuf refuses");
+  if (!message->ParseFromArray(data, static_cast<int>(size)))
+    fuzz::Fail("rosetta accepts protobuf that libprotobuf refuses");
   return 0;
 }

@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!fuzz::Transcode(x, codec::Format::kCbor, in, hub, codec::kInputPadding).ok()) {
     fuzz::Fail("X -> X succeeds but X -> CBOR fails");
   }
-  if (!fuzz::Transcode(codec::Format::kCbor, x, hub.view(), back).ok()) fuzz::Fail("X -> CBOR -> X fails");
+  if (!fuzz::Transcode(codec::Format::kCbor, x, hub.view(), back).ok())
+    fuzz::Fail("X -> CBOR -> X fails");
   if (back.view() != direct.view()) fuzz::Fail("X -> CBOR -> X differs from X -> X");
   return 0;
 }

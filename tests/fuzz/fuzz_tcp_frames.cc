@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::memcpy(room, data + fed, n);
     reader.Commit(n);
     fed += n;
-    if (reader.capacity() > (fed - consumed) + FrameReader::kReadAhead * 2 + FrameReader::kPadding + max_frame + 256) {
+    if (reader.capacity() >
+        (fed - consumed) + FrameReader::kReadAhead * 2 + FrameReader::kPadding + max_frame + 256) {
       __builtin_trap();  // grew past what arrived: a claim was trusted
     }
     for (;;) {
@@ -43,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The same frames, parsed directly from the whole input.
   size_t at = 0;
   for (const std::string& f : frames) {
-    const uint32_t len = uint32_t{data[at]} << 24 | uint32_t{data[at + 1]} << 16 | uint32_t{data[at + 2]} << 8 | data[at + 3];
+    const uint32_t len = uint32_t{data[at]} << 24 | uint32_t{data[at + 1]} << 16 |
+                         uint32_t{data[at + 2]} << 8 | data[at + 3];
     if (len != f.size() || std::memcmp(data + at + 4, f.data(), len) != 0) __builtin_trap();
     at += 4 + len;
   }

@@ -15,13 +15,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.bignum_as_double = pick & 0x80;
   fuzz::Padded input(data + 1, size - 1);
   codec::OutputBuffer out;
-  codec::Status s = fuzz::Transcode(from, to, input.view(size - 1), out, codec::kInputPadding, options);
+  codec::Status s =
+      fuzz::Transcode(from, to, input.view(size - 1), out, codec::kInputPadding, options);
   if (!s.ok()) {
     if (s.code == codec::ErrorCode::kOk) fuzz::Fail("failure without a code");
     return 0;
   }
   codec::MappingOptions check = fuzz::OutputCheck();
   check.allow_duplicate_keys = options.allow_duplicate_keys;  // what was allowed in stays allowed
-  if (!fuzz::Validate(to, out.view(), check).ok()) fuzz::Fail("transcode output is not valid in its format");
+  if (!fuzz::Validate(to, out.view(), check).ok())
+    fuzz::Fail("transcode output is not valid in its format");
   return 0;
 }

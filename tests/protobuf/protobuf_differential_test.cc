@@ -59,28 +59,36 @@ class RandomMessages {
   uint64_t Sized() { return Bits() >> Below(64); }
 
   int32_t Int32() {
-    if (Chance(40)) return Pick<int32_t>({0, 1, -1, 127, 128, -128, INT32_MIN, INT32_MAX, 300, -300});
+    if (Chance(40))
+      return Pick<int32_t>({0, 1, -1, 127, 128, -128, INT32_MIN, INT32_MAX, 300, -300});
     return static_cast<int32_t>(static_cast<uint32_t>(Sized()));
   }
   int64_t Int64() {
     if (Chance(40)) {
-      return Pick<int64_t>({0, 1, -1, INT64_MIN, INT64_MAX, (int64_t{1} << 53) + 1, -(int64_t{1} << 53) - 1, INT32_MIN,
-                            int64_t{INT32_MAX} + 1});
+      return Pick<int64_t>({0, 1, -1, INT64_MIN, INT64_MAX, (int64_t{1} << 53) + 1,
+                            -(int64_t{1} << 53) - 1, INT32_MIN, int64_t{INT32_MAX} + 1});
     }
     return Chance(50) ? static_cast<int64_t>(Sized()) : -static_cast<int64_t>(Sized() >> 1);
   }
-  uint32_t Uint32() { return Chance(30) ? Pick<uint32_t>({0, 1, UINT32_MAX, 128}) : static_cast<uint32_t>(Sized()); }
-  uint64_t Uint64() { return Chance(30) ? Pick<uint64_t>({0, 1, UINT64_MAX, uint64_t{1} << 63}) : Sized(); }
+  uint32_t Uint32() {
+    return Chance(30) ? Pick<uint32_t>({0, 1, UINT32_MAX, 128}) : static_cast<uint32_t>(Sized());
+  }
+  uint64_t Uint64() {
+    return Chance(30) ? Pick<uint64_t>({0, 1, UINT64_MAX, uint64_t{1} << 63}) : Sized();
+  }
   double Double(bool finite = false) {
     if (Chance(40)) {
-      double d = Pick<double>({0.0, -0.0, 1.5, -2.25, 0.1, 1e300, -1e-300, 5e-324, std::numeric_limits<double>::max(),
-                               std::numeric_limits<double>::min(), 9007199254740993.0, 1e21, 123456789.125});
+      double d = Pick<double>(
+          {0.0, -0.0, 1.5, -2.25, 0.1, 1e300, -1e-300, 5e-324, std::numeric_limits<double>::max(),
+           std::numeric_limits<double>::min(), 9007199254740993.0, 1e21, 123456789.125});
       return d;
     }
     if (!finite && Chance(10)) {
       return Pick<double>({std::numeric_limits<double>::quiet_NaN(), INFINITY, -INFINITY});
     }
-    if (Chance(50)) return static_cast<double>(static_cast<int64_t>(Sized() >> 1)) / Pick<double>({1, 2, 10, 1000});
+    if (Chance(50))
+      return static_cast<double>(static_cast<int64_t>(Sized() >> 1)) /
+             Pick<double>({1, 2, 10, 1000});
     double d;
     do {
       d = std::bit_cast<double>(Bits());
@@ -89,10 +97,12 @@ class RandomMessages {
   }
   float Float() {
     if (Chance(40)) {
-      return Pick<float>({0.0f, -0.0f, 0.1f, 1.5f, std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-                          std::numeric_limits<float>::min(), 1e-45f, 16777217.0f, 3.14159274f});
+      return Pick<float>({0.0f, -0.0f, 0.1f, 1.5f, std::numeric_limits<float>::max(),
+                          -std::numeric_limits<float>::max(), std::numeric_limits<float>::min(),
+                          1e-45f, 16777217.0f, 3.14159274f});
     }
-    if (Chance(10)) return Pick<float>({std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY});
+    if (Chance(10))
+      return Pick<float>({std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY});
     float f;
     do {
       f = std::bit_cast<float>(static_cast<uint32_t>(Bits()));
@@ -100,8 +110,14 @@ class RandomMessages {
     return f;
   }
   std::string String(int max_len = 12) {
-    static const char* const kPieces[] = {"a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\x01", "\x1f", "\x7f",
-                                          "é", "€", "\xe2\x80\xa8", "😀", "<", ">", "&", "'", "\xef\xbf\xbf", "k"};
+    static const char* const kPieces[] = {"a",    "Z",    "0",
+                                          " ",    "\"",   "\\",
+                                          "/",    "\n",   "\t",
+                                          "\x01", "\x1f", "\x7f",
+                                          "é",    "€",    "\xe2\x80\xa8",
+                                          "😀",    "<",    ">",
+                                          "&",    "'",    "\xef\xbf\xbf",
+                                          "k"};
     std::string s;
     int n = Below(max_len + 1);
     for (int i = 0; i < n; ++i) s += kPieces[Below(sizeof kPieces / sizeof kPieces[0])];
@@ -121,18 +137,33 @@ class RandomMessages {
   void Value(pb::Message* m, const FD* f, int depth, bool add) {
     const pb::Reflection* r = m->GetReflection();
     switch (f->cpp_type()) {
-      case FD::CPPTYPE_INT32: add ? r->AddInt32(m, f, Int32()) : r->SetInt32(m, f, Int32()); break;
-      case FD::CPPTYPE_INT64: add ? r->AddInt64(m, f, Int64()) : r->SetInt64(m, f, Int64()); break;
-      case FD::CPPTYPE_UINT32: add ? r->AddUInt32(m, f, Uint32()) : r->SetUInt32(m, f, Uint32()); break;
-      case FD::CPPTYPE_UINT64: add ? r->AddUInt64(m, f, Uint64()) : r->SetUInt64(m, f, Uint64()); break;
-      case FD::CPPTYPE_DOUBLE: add ? r->AddDouble(m, f, Double()) : r->SetDouble(m, f, Double()); break;
-      case FD::CPPTYPE_FLOAT: add ? r->AddFloat(m, f, Float()) : r->SetFloat(m, f, Float()); break;
-      case FD::CPPTYPE_BOOL: add ? r->AddBool(m, f, Chance(50)) : r->SetBool(m, f, Chance(50)); break;
+      case FD::CPPTYPE_INT32:
+        add ? r->AddInt32(m, f, Int32()) : r->SetInt32(m, f, Int32());
+        break;
+      case FD::CPPTYPE_INT64:
+        add ? r->AddInt64(m, f, Int64()) : r->SetInt64(m, f, Int64());
+        break;
+      case FD::CPPTYPE_UINT32:
+        add ? r->AddUInt32(m, f, Uint32()) : r->SetUInt32(m, f, Uint32());
+        break;
+      case FD::CPPTYPE_UINT64:
+        add ? r->AddUInt64(m, f, Uint64()) : r->SetUInt64(m, f, Uint64());
+        break;
+      case FD::CPPTYPE_DOUBLE:
+        add ? r->AddDouble(m, f, Double()) : r->SetDouble(m, f, Double());
+        break;
+      case FD::CPPTYPE_FLOAT:
+        add ? r->AddFloat(m, f, Float()) : r->SetFloat(m, f, Float());
+        break;
+      case FD::CPPTYPE_BOOL:
+        add ? r->AddBool(m, f, Chance(50)) : r->SetBool(m, f, Chance(50));
+        break;
       case FD::CPPTYPE_ENUM:
         if (f->enum_type()->full_name() == "google.protobuf.NullValue") {
           add ? r->AddEnumValue(m, f, 0) : r->SetEnumValue(m, f, 0);
         } else {
-          add ? r->AddEnumValue(m, f, Enum(f->enum_type())) : r->SetEnumValue(m, f, Enum(f->enum_type()));
+          add ? r->AddEnumValue(m, f, Enum(f->enum_type()))
+              : r->SetEnumValue(m, f, Enum(f->enum_type()));
         }
         break;
       case FD::CPPTYPE_STRING: {
@@ -153,12 +184,18 @@ class RandomMessages {
     const FD* k = entry.GetDescriptor()->map_key();
     const pb::Reflection* r = entry.GetReflection();
     switch (k->cpp_type()) {
-      case FD::CPPTYPE_INT32: return std::to_string(r->GetInt32(entry, k));
-      case FD::CPPTYPE_INT64: return std::to_string(r->GetInt64(entry, k));
-      case FD::CPPTYPE_UINT32: return std::to_string(r->GetUInt32(entry, k));
-      case FD::CPPTYPE_UINT64: return std::to_string(r->GetUInt64(entry, k));
-      case FD::CPPTYPE_BOOL: return r->GetBool(entry, k) ? "true" : "false";
-      default: return r->GetString(entry, k);
+      case FD::CPPTYPE_INT32:
+        return std::to_string(r->GetInt32(entry, k));
+      case FD::CPPTYPE_INT64:
+        return std::to_string(r->GetInt64(entry, k));
+      case FD::CPPTYPE_UINT32:
+        return std::to_string(r->GetUInt32(entry, k));
+      case FD::CPPTYPE_UINT64:
+        return std::to_string(r->GetUInt64(entry, k));
+      case FD::CPPTYPE_BOOL:
+        return r->GetBool(entry, k) ? "true" : "false";
+      default:
+        return r->GetString(entry, k);
     }
   }
 
@@ -171,7 +208,8 @@ class RandomMessages {
       const FD* f = d->field(i);
       if (f->real_containing_oneof() != nullptr) continue;
       if (!Chance(percent)) continue;
-      if (f->message_type() && !f->is_map() && f->message_type()->full_name().starts_with("rosetta.test") && depth >= 3) {
+      if (f->message_type() && !f->is_map() &&
+          f->message_type()->full_name().starts_with("rosetta.test") && depth >= 3) {
         continue;  // a few levels deep at most
       }
       if (f->is_map()) {
@@ -225,8 +263,10 @@ class RandomMessages {
     const pb::Reflection* r = m->GetReflection();
     auto field = [&](const char* n) { return d->FindFieldByName(n); };
     if (name == "google.protobuf.Timestamp") {
-      int64_t seconds = Chance(20) ? Pick<int64_t>({0, -62135596800, 253402300799, -1, 1714566896})
-                                   : -62135596800 + static_cast<int64_t>(Bits() % (253402300799 + 62135596800 + 1));
+      int64_t seconds =
+          Chance(20)
+              ? Pick<int64_t>({0, -62135596800, 253402300799, -1, 1714566896})
+              : -62135596800 + static_cast<int64_t>(Bits() % (253402300799 + 62135596800 + 1));
       r->SetInt64(m, field("seconds"), seconds);
       r->SetInt32(m, field("nanos"), Nanos());
     } else if (name == "google.protobuf.Duration") {
@@ -244,7 +284,9 @@ class RandomMessages {
         if (!keys.insert(key).second) continue;
         pb::Message* entry = r->AddMessage(m, field("fields"));
         entry->GetReflection()->SetString(entry, entry->GetDescriptor()->map_key(), key);
-        JsonValue(entry->GetReflection()->MutableMessage(entry, entry->GetDescriptor()->map_value()), depth + 1);
+        JsonValue(
+            entry->GetReflection()->MutableMessage(entry, entry->GetDescriptor()->map_value()),
+            depth + 1);
       }
     } else if (name == "google.protobuf.Value") {
       JsonValue(m, depth);
@@ -255,13 +297,13 @@ class RandomMessages {
       int n = Below(4);
       for (int i = 0; i < n; ++i) r->AddString(m, field("paths"), FieldMaskPath());
     } else if (name == "google.protobuf.Any") {
-      static const char* const kPacked[] = {"rosetta.test.Item", "rosetta.test.Scalars", "rosetta.test.Maps",
-                                            "rosetta.test.Test", "google.protobuf.Timestamp", "google.protobuf.Duration",
-                                            "google.protobuf.Int64Value", "google.protobuf.StringValue",
-                                            "google.protobuf.FloatValue", "google.protobuf.Struct",
-                                            "google.protobuf.Value", "google.protobuf.FieldMask", "google.protobuf.Empty",
-                                            "google.protobuf.Any"};
-      if (Chance(10)) return true;  // the empty Any
+      static const char* const kPacked[] = {
+          "rosetta.test.Item",          "rosetta.test.Scalars",        "rosetta.test.Maps",
+          "rosetta.test.Test",          "google.protobuf.Timestamp",   "google.protobuf.Duration",
+          "google.protobuf.Int64Value", "google.protobuf.StringValue", "google.protobuf.FloatValue",
+          "google.protobuf.Struct",     "google.protobuf.Value",       "google.protobuf.FieldMask",
+          "google.protobuf.Empty",      "google.protobuf.Any"};
+      if (Chance(10)) return true;     // the empty Any
       int limit = depth < 3 ? 14 : 3;  // a Test or an Any only near the top
       std::string type = kPacked[Below(limit)];
       if (depth >= 3 && type.starts_with("rosetta.test.T")) type = "rosetta.test.Item";
@@ -279,10 +321,14 @@ class RandomMessages {
 
   int32_t Nanos() {
     switch (Below(4)) {
-      case 0: return 0;
-      case 1: return Below(1000) * 1000000;
-      case 2: return Below(1000000) * 1000;
-      default: return Below(1000000000);
+      case 0:
+        return 0;
+      case 1:
+        return Below(1000) * 1000000;
+      case 2:
+        return Below(1000000) * 1000;
+      default:
+        return Below(1000000000);
     }
   }
 
@@ -291,22 +337,36 @@ class RandomMessages {
     const pb::Descriptor* d = v->GetDescriptor();
     const pb::Reflection* r = v->GetReflection();
     switch (Below(depth < 4 ? 6 : 4)) {
-      case 0: r->SetEnumValue(v, d->FindFieldByName("null_value"), 0); break;
-      case 1: r->SetDouble(v, d->FindFieldByName("number_value"), Double(true)); break;
-      case 2: r->SetString(v, d->FindFieldByName("string_value"), String()); break;
-      case 3: r->SetBool(v, d->FindFieldByName("bool_value"), Chance(50)); break;
-      case 4: FillWellKnown(r->MutableMessage(v, d->FindFieldByName("struct_value")), depth + 1); break;
-      default: FillWellKnown(r->MutableMessage(v, d->FindFieldByName("list_value")), depth + 1); break;
+      case 0:
+        r->SetEnumValue(v, d->FindFieldByName("null_value"), 0);
+        break;
+      case 1:
+        r->SetDouble(v, d->FindFieldByName("number_value"), Double(true));
+        break;
+      case 2:
+        r->SetString(v, d->FindFieldByName("string_value"), String());
+        break;
+      case 3:
+        r->SetBool(v, d->FindFieldByName("bool_value"), Chance(50));
+        break;
+      case 4:
+        FillWellKnown(r->MutableMessage(v, d->FindFieldByName("struct_value")), depth + 1);
+        break;
+      default:
+        FillWellKnown(r->MutableMessage(v, d->FindFieldByName("list_value")), depth + 1);
+        break;
     }
   }
 
   std::mt19937_64 rng_;
 };
 
-// --- comparing JSON texts as values ----------------------------------------------------------------
+// --- comparing JSON texts as values
+// ----------------------------------------------------------------
 
 bool IsFloatContext(const std::string& key) {
-  static const std::set<std::string> kFloatFields = {"fFloat", "pFloat", "uFloat", "floatValue", "uint64Float"};
+  static const std::set<std::string> kFloatFields = {"fFloat", "pFloat", "uFloat", "floatValue",
+                                                     "uint64Float"};
   return kFloatFields.count(key) > 0;
 }
 
@@ -317,7 +377,8 @@ std::string Diff(const json& a, const json& b, const std::string& path, bool in_
   if (a.is_number() && b.is_number()) {
     if (a.is_number_integer() && b.is_number_integer()) {
       auto wide = [](const json& j) -> __int128 {
-        return j.is_number_unsigned() ? static_cast<__int128>(j.get<uint64_t>()) : static_cast<__int128>(j.get<int64_t>());
+        return j.is_number_unsigned() ? static_cast<__int128>(j.get<uint64_t>())
+                                      : static_cast<__int128>(j.get<int64_t>());
       };
       if (wide(a) == wide(b)) return {};
     } else {
@@ -337,15 +398,18 @@ std::string Diff(const json& a, const json& b, const std::string& path, bool in_
         // A known difference: an Any of a well-known type at its default (empty value
         // bytes) is {"@type": url} in libprotobuf 3.21; rosetta writes the value too
         // ("value": "0s", {}, ...), as the proto3 JSON mapping (and Java's JsonFormat) do.
-        static const json kDefaults = json::parse(R"([{}, [], "1970-01-01T00:00:00Z", "0s", 0, "0", false, "", null])");
-        const bool wkt_default = it.key() == "value" && a.contains("@type") &&
-                                 a["@type"].get<std::string>().find("/google.protobuf.") != std::string::npos &&
-                                 std::find(kDefaults.begin(), kDefaults.end(), it.value()) != kDefaults.end();
+        static const json kDefaults =
+            json::parse(R"([{}, [], "1970-01-01T00:00:00Z", "0s", 0, "0", false, "", null])");
+        const bool wkt_default =
+            it.key() == "value" && a.contains("@type") &&
+            a["@type"].get<std::string>().find("/google.protobuf.") != std::string::npos &&
+            std::find(kDefaults.begin(), kDefaults.end(), it.value()) != kDefaults.end();
         if (wkt_default) continue;
         return path + "/" + it.key() + ": only in rosetta's";
       }
-      std::string d = Diff(it.value(), b.at(it.key()), path + "/" + it.key(),
-                           in_float || IsFloatContext(it.key()) || (float_any && it.key() == "value"));
+      std::string d =
+          Diff(it.value(), b.at(it.key()), path + "/" + it.key(),
+               in_float || IsFloatContext(it.key()) || (float_any && it.key() == "value"));
       if (!d.empty()) return d;
     }
     for (auto it = b.begin(); it != b.end(); ++it) {
@@ -354,7 +418,9 @@ std::string Diff(const json& a, const json& b, const std::string& path, bool in_
     return {};
   }
   if (a.is_array()) {
-    if (a.size() != b.size()) return path + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " elements";
+    if (a.size() != b.size())
+      return path + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) +
+             " elements";
     for (size_t i = 0; i < a.size(); ++i) {
       std::string d = Diff(a[i], b[i], path + "/" + std::to_string(i), in_float);
       if (!d.empty()) return d;
@@ -374,12 +440,16 @@ void ClearNegativeZeros(pb::Message* m) {
   for (const FD* f : fields) {
     if (f->cpp_type() == FD::CPPTYPE_MESSAGE) {
       int n = f->is_repeated() ? r->FieldSize(*m, f) : 1;
-      for (int i = 0; i < n; ++i) ClearNegativeZeros(f->is_repeated() ? r->MutableRepeatedMessage(m, f, i) : r->MutableMessage(m, f));
+      for (int i = 0; i < n; ++i)
+        ClearNegativeZeros(f->is_repeated() ? r->MutableRepeatedMessage(m, f, i)
+                                            : r->MutableMessage(m, f));
       continue;
     }
     if (f->is_repeated() || f->has_presence()) continue;
-    if ((f->cpp_type() == FD::CPPTYPE_DOUBLE && std::signbit(r->GetDouble(*m, f)) && r->GetDouble(*m, f) == 0) ||
-        (f->cpp_type() == FD::CPPTYPE_FLOAT && std::signbit(r->GetFloat(*m, f)) && r->GetFloat(*m, f) == 0)) {
+    if ((f->cpp_type() == FD::CPPTYPE_DOUBLE && std::signbit(r->GetDouble(*m, f)) &&
+         r->GetDouble(*m, f) == 0) ||
+        (f->cpp_type() == FD::CPPTYPE_FLOAT && std::signbit(r->GetFloat(*m, f)) &&
+         r->GetFloat(*m, f) == 0)) {
       r->ClearField(m, f);
     }
   }
@@ -428,13 +498,16 @@ TEST_F(ProtobufDifferentialTest, RandomMessagesAgreeWithLibprotobufBothWays) {
     std::unique_ptr<pb::Message> original = random.Next();
     const std::string wire = original->SerializeAsString();
     std::string their_json;
-    ASSERT_TRUE(pb::util::MessageToJsonString(*original, &their_json).ok()) << original->ShortDebugString();
+    ASSERT_TRUE(pb::util::MessageToJsonString(*original, &their_json).ok())
+        << original->ShortDebugString();
     const std::string what = "message " + std::to_string(i) + ": " + original->ShortDebugString();
 
     // (a) binary -> JSON
     Result ours = ToJson(wire);
     if (!ours.status.ok()) {
-      ADD_FAILURE() << "(a) rosetta refused: " << ours.status.message << " at " << ours.status.path << "\n" << what;
+      ADD_FAILURE() << "(a) rosetta refused: " << ours.status.message << " at " << ours.status.path
+                    << "\n"
+                    << what;
       ++failures;
       continue;
     }
@@ -446,7 +519,9 @@ TEST_F(ProtobufDifferentialTest, RandomMessagesAgreeWithLibprotobufBothWays) {
       continue;
     }
     if (std::string d = Diff(a, b, "", false); !d.empty()) {
-      ADD_FAILURE() << "(a) " << d << "\nrosetta:     " << ours.out << "\nlibprotobuf: " << their_json << "\n" << what;
+      ADD_FAILURE() << "(a) " << d << "\nrosetta:     " << ours.out
+                    << "\nlibprotobuf: " << their_json << "\n"
+                    << what;
       ++failures;
       continue;
     }
@@ -457,8 +532,9 @@ TEST_F(ProtobufDifferentialTest, RandomMessagesAgreeWithLibprotobufBothWays) {
     bool parsed = false;
     std::unique_ptr<pb::Message> m = NewMessage(kTest);
     if (!back.status.ok()) {
-      ADD_FAILURE() << "(b) rosetta refused libprotobuf's JSON: " << back.status.message << " at " << back.status.path
-                    << "\n" << their_json;
+      ADD_FAILURE() << "(b) rosetta refused libprotobuf's JSON: " << back.status.message << " at "
+                    << back.status.path << "\n"
+                    << their_json;
       ++failures;
       continue;
     }
@@ -487,7 +563,8 @@ TEST_F(ProtobufDifferentialTest, RandomMessagesAgreeWithLibprotobufBothWays) {
     m = NewMessage(kTest);
     auto status = pb::util::JsonStringToMessage(ours.out, m.get());
     if (!status.ok() || !SameAs(*original, *m)) {
-      ADD_FAILURE() << "(d) libprotobuf: " << status.ToString() << " " << differences_ << "\nrosetta: " << ours.out << "\n"
+      ADD_FAILURE() << "(d) libprotobuf: " << status.ToString() << " " << differences_
+                    << "\nrosetta: " << ours.out << "\n"
                     << what;
       ++failures;
       continue;
@@ -498,8 +575,10 @@ TEST_F(ProtobufDifferentialTest, RandomMessagesAgreeWithLibprotobufBothWays) {
   EXPECT_EQ(checked_from_json, kMessages);
   EXPECT_EQ(checked_binary, kMessages);
   EXPECT_EQ(checked_json_back, kMessages);
-  std::printf("differential: %d messages checked binary->JSON, %d JSON->binary, %d binary->binary, %d JSON->libprotobuf\n",
-              checked_to_json, checked_from_json, checked_binary, checked_json_back);
+  std::printf(
+      "differential: %d messages checked binary->JSON, %d JSON->binary, %d binary->binary, %d "
+      "JSON->libprotobuf\n",
+      checked_to_json, checked_from_json, checked_binary, checked_json_back);
 }
 
 // The random messages are not trivial: they reach every field of the schema.
@@ -513,15 +592,16 @@ TEST_F(ProtobufDifferentialTest, RandomMessagesCoverEveryField) {
       seen.insert(f->full_name());
       if (f->cpp_type() != FD::CPPTYPE_MESSAGE) continue;
       if (f->is_repeated()) {
-        for (int i = 0; i < m.GetReflection()->FieldSize(m, f); ++i) visit(m.GetReflection()->GetRepeatedMessage(m, f, i));
+        for (int i = 0; i < m.GetReflection()->FieldSize(m, f); ++i)
+          visit(m.GetReflection()->GetRepeatedMessage(m, f, i));
       } else {
         visit(m.GetReflection()->GetMessage(m, f));
       }
     }
   };
   for (int i = 0; i < kMessages; ++i) visit(*random.Next());
-  for (const char* type : {"rosetta.test.Test", "rosetta.test.Scalars", "rosetta.test.Repeateds", "rosetta.test.Maps",
-                           "rosetta.test.WellKnown"}) {
+  for (const char* type : {"rosetta.test.Test", "rosetta.test.Scalars", "rosetta.test.Repeateds",
+                           "rosetta.test.Maps", "rosetta.test.WellKnown"}) {
     const pb::Descriptor* d = Pool().FindMessageTypeByName(type);
     for (int i = 0; i < d->field_count(); ++i) {
       if (d->field(i)->name() == "null_value") continue;  // only ever its default: never listed

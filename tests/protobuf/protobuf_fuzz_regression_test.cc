@@ -12,7 +12,8 @@ using namespace prototest;
 // Both parsers agree: libprotobuf's verdict on the same bytes is the expectation.
 void ExpectSameVerdictAsLibprotobuf(const std::string& wire, const char* code) {
   auto message = NewMessage();
-  ASSERT_FALSE(message->ParseFromString(wire)) << "libprotobuf accepts this input: the case is stale";
+  ASSERT_FALSE(message->ParseFromString(wire))
+      << "libprotobuf accepts this input: the case is stale";
   Result r = Check(Format::kProtobuf, wire);
   EXPECT_EQ(CodeName(r.status.code), code) << r.status.ToString();
 }
@@ -24,7 +25,8 @@ TEST(ProtobufFuzzRegression, TagVarintOfSixBytesIsRefused) {
 
 TEST(ProtobufFuzzRegression, ReplacedOneofMemberIsStillChecked) {
   // choice_item (malformed: a field number 0 inside), then choice_string replaces it.
-  ExpectSameVerdictAsLibprotobuf(LenField(12, LenField(1, "a") + Hex("00 01")) + LenField(10, "b"), "syntax");
+  ExpectSameVerdictAsLibprotobuf(LenField(12, LenField(1, "a") + Hex("00 01")) + LenField(10, "b"),
+                                 "syntax");
 }
 
 TEST(ProtobufFuzzRegression, SingularStringGivenTwiceChecksTheFirst) {

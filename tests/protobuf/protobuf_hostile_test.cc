@@ -42,15 +42,16 @@ TEST(ProtobufHostileTest, FieldClaimingPastItsMessageButWithinTheInput) {
   // scalars is 5 bytes long; inside it, f_string claims 100000: the bytes after scalars
   // (an unknown field of 200000) are not its own, though a check against the input alone
   // would let them pass.
-  std::string input = Tag(1, 2) + Varint(5) + Tag(14, 2) + Varint(100000) + "x" + LenField(100, std::string(200000, 'y'));
+  std::string input = Tag(1, 2) + Varint(5) + Tag(14, 2) + Varint(100000) + "x" +
+                      LenField(100, std::string(200000, 'y'));
   Result r = ToJson(input);
   EXPECT_PB_REFUSED(r, "truncated", 2, "/scalars");
   EXPECT_NOTHING_ALLOCATED_FOR(r, 100000);
 }
 
 TEST(ProtobufHostileTest, NestedMessageInsideNestedMessageClaimingFourGibibytes) {
-  std::string inner = Claim(5, k4GiB);           // Item.child
-  std::string input = LenField(5, inner);        // Test.items
+  std::string inner = Claim(5, k4GiB);     // Item.child
+  std::string input = LenField(5, inner);  // Test.items
   Result r = ToJson(input);
   EXPECT_PB_REFUSED(r, "truncated", 2, "/items/0");
   EXPECT_NOTHING_ALLOCATED_FOR(r, k4GiB);
@@ -81,7 +82,8 @@ TEST(ProtobufHostileTest, MapEntryClaimingFourGibibytes) {
 TEST(ProtobufHostileTest, MapKeyClaimingPastItsEntry) {
   // An entry of 5 bytes whose key claims 100000; what follows the entry is not its own.
   std::string entry = Tag(1, 2) + Varint(100000) + "k";
-  Result r = ToJson(LenField(1, entry) + LenField(100, std::string(200000, 'k')), "rosetta.test.Maps");
+  Result r =
+      ToJson(LenField(1, entry) + LenField(100, std::string(200000, 'k')), "rosetta.test.Maps");
   EXPECT_PB_REFUSED(r, "truncated", 2, "/stringString");
   EXPECT_NOTHING_ALLOCATED_FOR(r, 100000);
 }
@@ -143,7 +145,8 @@ TEST(ProtobufHostileTest, WrongWireTypeForAField) {
   // A non-packable repeated field (strings) given as a varint.
   EXPECT_PB_REFUSED(ToJson(VarintField(40, 1), "rosetta.test.Repeateds"), "schema_mismatch", 0, "");
   // A map entry's key with the wrong wire type.
-  EXPECT_EQ(CodeName(ToJson(LenField(1, VarintField(1, 1)), "rosetta.test.Maps").status.code), "schema_mismatch");
+  EXPECT_EQ(CodeName(ToJson(LenField(1, VarintField(1, 1)), "rosetta.test.Maps").status.code),
+            "schema_mismatch");
 }
 
 TEST(ProtobufHostileTest, WireTypesSixAndSevenAreSyntaxErrors) {
@@ -157,11 +160,13 @@ TEST(ProtobufHostileTest, FieldNumberZeroIsASyntaxError) {
 }
 
 TEST(ProtobufHostileTest, GroupsAreUnsupported) {
-  EXPECT_PB_REFUSED(ToJson(Hex("0b 0c")), "unsupported", 0, "");              // start group, field 1
-  EXPECT_PB_REFUSED(ToJson(Hex("a3 06 a4 06")), "unsupported", 0, "");        // an unknown field 100 as a group
-  EXPECT_PB_REFUSED(ToJson(Hex("0c")), "unsupported", 0, "");                 // a stray end group
+  EXPECT_PB_REFUSED(ToJson(Hex("0b 0c")), "unsupported", 0, "");  // start group, field 1
+  EXPECT_PB_REFUSED(ToJson(Hex("a3 06 a4 06")), "unsupported", 0,
+                    "");                                       // an unknown field 100 as a group
+  EXPECT_PB_REFUSED(ToJson(Hex("0c")), "unsupported", 0, "");  // a stray end group
   EXPECT_PB_REFUSED(ToJson(LenField(1, Hex("0b"))), "unsupported", 2, "/scalars");
-  EXPECT_EQ(CodeName(ToJson(LenField(1, Hex("0b")), "rosetta.test.Maps").status.code), "unsupported");  // in a map entry
+  EXPECT_EQ(CodeName(ToJson(LenField(1, Hex("0b")), "rosetta.test.Maps").status.code),
+            "unsupported");  // in a map entry
 }
 
 // --- nesting ---------------------------------------------------------------------------------
@@ -177,10 +182,12 @@ TEST(ProtobufHostileTest, NestingPastMaxDepthFromProtobuf) {
   Result r = ToJson(NestedChildren(200));
   EXPECT_EQ(CodeName(r.status.code), "depth_exceeded") << r.status.message;
   EXPECT_LT(r.stats.peak_bytes, 64u * 1024);  // the levels it read, no more
-  EXPECT_EQ(CodeName(ToJson(NestedChildren(10), kTest, {}, MaxDepth(10)).status.code), "depth_exceeded");
+  EXPECT_EQ(CodeName(ToJson(NestedChildren(10), kTest, {}, MaxDepth(10)).status.code),
+            "depth_exceeded");
   EXPECT_TRUE(ToJson(NestedChildren(9), kTest, {}, MaxDepth(10)).status.ok());
   EXPECT_EQ(CodeName(Check(Format::kProtobuf, NestedChildren(200)).status.code), "depth_exceeded");
-  EXPECT_EQ(CodeName(Convert(Format::kProtobuf, Format::kCbor, NestedChildren(200)).status.code), "depth_exceeded");
+  EXPECT_EQ(CodeName(Convert(Format::kProtobuf, Format::kCbor, NestedChildren(200)).status.code),
+            "depth_exceeded");
 }
 
 TEST(ProtobufHostileTest, NestingIsCappedWhateverMaxDepthSays) {
@@ -200,7 +207,8 @@ TEST(ProtobufHostileTest, NestingThroughValuesAndListsPastMaxDepth) {
 
 TEST(ProtobufHostileTest, NestingThroughAnyPastMaxDepth) {
   std::string any = "";
-  for (int i = 0; i < 300; ++i) any = LenField(1, "type.googleapis.com/google.protobuf.Any") + LenField(2, any);
+  for (int i = 0; i < 300; ++i)
+    any = LenField(1, "type.googleapis.com/google.protobuf.Any") + LenField(2, any);
   Result r = ToJson(LenField(17, any), "rosetta.test.WellKnown");
   EXPECT_EQ(CodeName(r.status.code), "depth_exceeded") << r.status.message;
 }
@@ -216,22 +224,26 @@ std::string NestedJson(int n) {
 TEST(ProtobufHostileTest, NestingPastMaxDepthIntoProtobuf) {
   Result r = FromJson(NestedJson(200));
   EXPECT_EQ(CodeName(r.status.code), "depth_exceeded") << r.status.message;
-  EXPECT_EQ(CodeName(FromJson(NestedJson(10), kTest, {}, MaxDepth(10)).status.code), "depth_exceeded");
+  EXPECT_EQ(CodeName(FromJson(NestedJson(10), kTest, {}, MaxDepth(10)).status.code),
+            "depth_exceeded");
   EXPECT_TRUE(FromJson(NestedJson(9), kTest, {}, MaxDepth(10)).status.ok());
   // The same nesting as CBOR: {"child": {"child": ...}}
   std::string cbor;
   for (int i = 0; i < 200; ++i) cbor += Hex("a1 65 63 68 69 6c 64");
   cbor += Hex("a0");
-  EXPECT_EQ(CodeName(Convert(Format::kCbor, Format::kProtobuf, cbor).status.code), "depth_exceeded");
+  EXPECT_EQ(CodeName(Convert(Format::kCbor, Format::kProtobuf, cbor).status.code),
+            "depth_exceeded");
 }
 
 TEST(ProtobufHostileTest, NestingPastMaxDepthInsideABufferedAny) {
   std::string inner = NestedJson(200);
-  std::string json = R"({"any":{"child":)" + inner + R"(,"@type":"type.googleapis.com/rosetta.test.Test"}})";
+  std::string json =
+      R"({"any":{"child":)" + inner + R"(,"@type":"type.googleapis.com/rosetta.test.Test"}})";
   Result r = FromJson(json, "rosetta.test.WellKnown");
   EXPECT_EQ(CodeName(r.status.code), "depth_exceeded") << r.status.message;
   // Within max_depth overall, it passes.
-  json = R"({"any":{"child":)" + NestedJson(100) + R"(,"@type":"type.googleapis.com/rosetta.test.Test"}})";
+  json = R"({"any":{"child":)" + NestedJson(100) +
+         R"(,"@type":"type.googleapis.com/rosetta.test.Test"}})";
   r = FromJson(json, "rosetta.test.WellKnown");
   EXPECT_TRUE(r.status.ok()) << r.status.message;
 }
@@ -241,17 +253,24 @@ TEST(ProtobufHostileTest, NestingPastMaxDepthInsideABufferedAny) {
 TEST(ProtobufHostileTest, InvalidUtf8InAStringField) {
   Result r = ToJson(LenField(1, LenField(14, "ok\xff")));
   EXPECT_PB_REFUSED(r, "invalid_utf8", 4, "/scalars/fString");
-  EXPECT_PB_REFUSED(Check(Format::kProtobuf, LenField(1, LenField(14, "ok\xff"))), "invalid_utf8", 4, "/scalars/fString");
+  EXPECT_PB_REFUSED(Check(Format::kProtobuf, LenField(1, LenField(14, "ok\xff"))), "invalid_utf8",
+                    4, "/scalars/fString");
   // Overlong encodings and surrogates are invalid too.
   EXPECT_EQ(CodeName(ToJson(LenField(31, "\xc0\xaf")).status.code), "invalid_utf8");
   EXPECT_EQ(CodeName(ToJson(LenField(31, "\xed\xa0\x80")).status.code), "invalid_utf8");
   // Into CBOR as well: every format's text is UTF-8.
-  EXPECT_EQ(CodeName(Convert(Format::kProtobuf, Format::kCbor, LenField(31, "\xff")).status.code), "invalid_utf8");
+  EXPECT_EQ(CodeName(Convert(Format::kProtobuf, Format::kCbor, LenField(31, "\xff")).status.code),
+            "invalid_utf8");
 }
 
 TEST(ProtobufHostileTest, InvalidUtf8InARepeatedStringAndAStringValue) {
-  EXPECT_EQ(CodeName(ToJson(LenField(40, "a") + LenField(40, "\x80"), "rosetta.test.Repeateds").status.code), "invalid_utf8");
-  EXPECT_EQ(CodeName(ToJson(LenField(10, LenField(1, "\xfe")), "rosetta.test.WellKnown").status.code), "invalid_utf8");
+  EXPECT_EQ(
+      CodeName(
+          ToJson(LenField(40, "a") + LenField(40, "\x80"), "rosetta.test.Repeateds").status.code),
+      "invalid_utf8");
+  EXPECT_EQ(
+      CodeName(ToJson(LenField(10, LenField(1, "\xfe")), "rosetta.test.WellKnown").status.code),
+      "invalid_utf8");
 }
 
 TEST(ProtobufHostileTest, InvalidUtf8InAMapKey) {
@@ -261,7 +280,9 @@ TEST(ProtobufHostileTest, InvalidUtf8InAMapKey) {
   EXPECT_EQ(r.status.path, "/stringString");
   // A Struct's keys are map keys too.
   std::string field = LenField(1, "\xc3") + LenField(2, VarintField(4, 1));
-  EXPECT_EQ(CodeName(ToJson(LenField(12, LenField(1, field)), "rosetta.test.WellKnown").status.code), "invalid_utf8");
+  EXPECT_EQ(
+      CodeName(ToJson(LenField(12, LenField(1, field)), "rosetta.test.WellKnown").status.code),
+      "invalid_utf8");
 }
 
 TEST(ProtobufHostileTest, InvalidUtf8InAMapValue) {
@@ -300,8 +321,10 @@ TEST(ProtobufHostileTest, RepeatedFieldPastMaxItems) {
   EXPECT_PB_REFUSED(r, "too_many_items", 2, "/pInt32");
   std::string unpacked;
   for (int i = 0; i < 101; ++i) unpacked += LenField(40, "s");
-  EXPECT_EQ(CodeName(ToJson(unpacked, "rosetta.test.Repeateds", {}, l).status.code), "too_many_items");
-  EXPECT_TRUE(ToJson(LenField(3, std::string(100, '\1')), "rosetta.test.Repeateds", {}, l).status.ok());
+  EXPECT_EQ(CodeName(ToJson(unpacked, "rosetta.test.Repeateds", {}, l).status.code),
+            "too_many_items");
+  EXPECT_TRUE(
+      ToJson(LenField(3, std::string(100, '\1')), "rosetta.test.Repeateds", {}, l).status.ok());
 }
 
 TEST(ProtobufHostileTest, MapPastMaxItems) {
@@ -315,8 +338,11 @@ TEST(ProtobufHostileTest, MapPastMaxItems) {
 TEST(ProtobufHostileTest, StringPastMaxStringBytes) {
   Limits l;
   l.max_string_bytes = 4;
-  EXPECT_PB_REFUSED(ToJson(LenField(31, "12345"), kTest, {}, l), "string_too_large", 3, "/fieldName5");
-  EXPECT_EQ(CodeName(ToJson(LenField(1, LenField(1, "12345") + LenField(2, "v")), "rosetta.test.Maps", {}, l).status.code),
+  EXPECT_PB_REFUSED(ToJson(LenField(31, "12345"), kTest, {}, l), "string_too_large", 3,
+                    "/fieldName5");
+  EXPECT_EQ(CodeName(ToJson(LenField(1, LenField(1, "12345") + LenField(2, "v")),
+                            "rosetta.test.Maps", {}, l)
+                         .status.code),
             "string_too_large");
 }
 
@@ -334,7 +360,8 @@ TEST(ProtobufHostileTest, ManyOccurrencesAreChargedToTheBudget) {
 }
 
 TEST(ProtobufHostileTest, BufferedAnyIsChargedToTheBudget) {
-  std::string json = R"({"any":{"name":")" + std::string(100000, 'x') + R"(","@type":"type.googleapis.com/rosetta.test.Item"}})";
+  std::string json = R"({"any":{"name":")" + std::string(100000, 'x') +
+                     R"(","@type":"type.googleapis.com/rosetta.test.Item"}})";
   Limits l;
   l.max_alloc_bytes = 64 * 1024;
   Result r = FromJson(json, "rosetta.test.WellKnown", {}, l);
@@ -345,9 +372,12 @@ TEST(ProtobufHostileTest, BufferedAnyIsChargedToTheBudget) {
 TEST(ProtobufHostileTest, OutputPastMaxOutputBytes) {
   Limits l;
   l.max_output_bytes = 64;
-  EXPECT_EQ(CodeName(ToJson(LenField(31, std::string(100, 'x')), kTest, {}, l).status.code), "output_too_large");
-  EXPECT_EQ(CodeName(FromJson(R"({"fieldName5":")" + std::string(100, 'x') + "\"}", kTest, {}, l).status.code),
+  EXPECT_EQ(CodeName(ToJson(LenField(31, std::string(100, 'x')), kTest, {}, l).status.code),
             "output_too_large");
+  EXPECT_EQ(
+      CodeName(
+          FromJson(R"({"fieldName5":")" + std::string(100, 'x') + "\"}", kTest, {}, l).status.code),
+      "output_too_large");
 }
 
 // --- every prefix of a valid message ------------------------------------------------------------
@@ -365,8 +395,10 @@ TEST(ProtobufHostileTest, EveryPrefixOfAValidMessageIsReadOrRefusedCleanly) {
     Result r = ToJson(wire.substr(0, n));
     if (!r.status.ok()) {
       ++refused;
-      EXPECT_TRUE(r.status.code == ErrorCode::kTruncated || r.status.code == ErrorCode::kSchemaMismatch ||
-                  r.status.code == ErrorCode::kInvalidUtf8 || r.status.code == ErrorCode::kUnknownMessageType)
+      EXPECT_TRUE(r.status.code == ErrorCode::kTruncated ||
+                  r.status.code == ErrorCode::kSchemaMismatch ||
+                  r.status.code == ErrorCode::kInvalidUtf8 ||
+                  r.status.code == ErrorCode::kUnknownMessageType)
           << n << ": " << CodeName(r.status.code) << " " << r.status.message;
       EXPECT_LE(r.status.offset, n);
     }

@@ -70,14 +70,16 @@ TEST(ProtobufFormatTest, RunsThroughTheRequestsSchema) {
 
 TEST(SchemaLoadTest, LoadsEveryMessageOfTheSetAndTheWellKnownTypes) {
   std::vector<std::string> names = TestSchema().MessageNames();
-  for (const char* name : {"rosetta.test.Test", "rosetta.test.Scalars", "rosetta.test.Item", "rosetta.test.Repeateds",
-                           "rosetta.test.Maps", "rosetta.test.WellKnown", "rosetta.test.LogRecord",
-                           "rosetta.test.LogBatch", "google.protobuf.Timestamp", "google.protobuf.Duration",
-                           "google.protobuf.DoubleValue", "google.protobuf.FloatValue", "google.protobuf.Int64Value",
-                           "google.protobuf.UInt64Value", "google.protobuf.Int32Value", "google.protobuf.UInt32Value",
-                           "google.protobuf.BoolValue", "google.protobuf.StringValue", "google.protobuf.BytesValue",
-                           "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue",
-                           "google.protobuf.FieldMask", "google.protobuf.Empty", "google.protobuf.Any"}) {
+  for (const char* name :
+       {"rosetta.test.Test",           "rosetta.test.Scalars",        "rosetta.test.Item",
+        "rosetta.test.Repeateds",      "rosetta.test.Maps",           "rosetta.test.WellKnown",
+        "rosetta.test.LogRecord",      "rosetta.test.LogBatch",       "google.protobuf.Timestamp",
+        "google.protobuf.Duration",    "google.protobuf.DoubleValue", "google.protobuf.FloatValue",
+        "google.protobuf.Int64Value",  "google.protobuf.UInt64Value", "google.protobuf.Int32Value",
+        "google.protobuf.UInt32Value", "google.protobuf.BoolValue",   "google.protobuf.StringValue",
+        "google.protobuf.BytesValue",  "google.protobuf.Struct",      "google.protobuf.Value",
+        "google.protobuf.ListValue",   "google.protobuf.FieldMask",   "google.protobuf.Empty",
+        "google.protobuf.Any"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
 }
@@ -97,7 +99,8 @@ TEST(SchemaLoadTest, FindsNestedTypesAndMapEntries) {
 TEST(SchemaLoadTest, MissingFileIsAnError) {
   std::string error;
   EXPECT_EQ(Schema::Load({"/nonexistent/set.pb"}, &error), nullptr);
-  EXPECT_NE(error.find("cannot read descriptor set /nonexistent/set.pb"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot read descriptor set /nonexistent/set.pb"), std::string::npos)
+      << error;
 }
 
 TEST(SchemaLoadTest, FileThatIsNotADescriptorSetIsAnError) {
@@ -124,7 +127,8 @@ TEST(SchemaLoadTest, SetWithoutItsImportsIsAnErrorThatNamesTheFix) {
   own.mutable_file(0)->add_dependency("missing/elsewhere.proto");
   EXPECT_EQ(Schema::Load({dir.Write("broken.pb", own.SerializeAsString())}, &error), nullptr);
   EXPECT_NE(error.find("--include_imports"), std::string::npos) << error;
-  EXPECT_NE(error.find("missing/elsewhere.proto"), std::string::npos) << error;  // libprotobuf's reason
+  EXPECT_NE(error.find("missing/elsewhere.proto"), std::string::npos)
+      << error;  // libprotobuf's reason
 }
 
 TEST(SchemaLoadTest, LoadsADirectoryOfSetsSkippingHiddenFiles) {
@@ -171,14 +175,16 @@ TEST(SchemaTablesTest, FieldNumbersSmallAndLarge) {
 
 TEST(SchemaTablesTest, PresenceFollowsProto3) {
   const MessageInfo& test = *TestSchema().Find("rosetta.test.Test");
-  EXPECT_TRUE(test.FieldByName("optInt32")->has_presence);     // proto3 optional
-  EXPECT_TRUE(test.FieldByName("choiceString")->has_presence); // oneof member
-  EXPECT_TRUE(test.FieldByName("scalars")->has_presence);      // message
-  EXPECT_FALSE(test.FieldByName("renamed")->has_presence);     // plain scalar
-  EXPECT_FALSE(test.FieldByName("items")->has_presence);       // repeated
-  EXPECT_EQ(test.FieldByName("optInt32")->oneof_index, -1);   // its synthetic oneof is not a real one
+  EXPECT_TRUE(test.FieldByName("optInt32")->has_presence);      // proto3 optional
+  EXPECT_TRUE(test.FieldByName("choiceString")->has_presence);  // oneof member
+  EXPECT_TRUE(test.FieldByName("scalars")->has_presence);       // message
+  EXPECT_FALSE(test.FieldByName("renamed")->has_presence);      // plain scalar
+  EXPECT_FALSE(test.FieldByName("items")->has_presence);        // repeated
+  EXPECT_EQ(test.FieldByName("optInt32")->oneof_index,
+            -1);  // its synthetic oneof is not a real one
   EXPECT_GE(test.FieldByName("choiceString")->oneof_index, 0);
-  EXPECT_EQ(test.FieldByName("choiceString")->oneof_index, test.FieldByName("choiceItem")->oneof_index);
+  EXPECT_EQ(test.FieldByName("choiceString")->oneof_index,
+            test.FieldByName("choiceItem")->oneof_index);
 }
 
 TEST(SchemaTablesTest, PackingAndWireTypes) {
@@ -209,7 +215,8 @@ TEST(SchemaTablesTest, MapsAndWellKnownTypesAreClassified) {
 TEST(SchemaTranscodeTest, UnknownMessageTypeIsRefusedBothWays) {
   EXPECT_PB_REFUSED(FromJson("{}", "rosetta.test.Nope"), "unknown_message_type", 0, "");
   EXPECT_PB_REFUSED(ToJson("", "rosetta.test.Nope"), "unknown_message_type", 0, "");
-  EXPECT_PB_REFUSED(Check(Format::kProtobuf, "", "rosetta.test.Nope"), "unknown_message_type", 0, "");
+  EXPECT_PB_REFUSED(Check(Format::kProtobuf, "", "rosetta.test.Nope"), "unknown_message_type", 0,
+                    "");
   EXPECT_PB_REFUSED(ToJson("", ""), "unknown_message_type", 0, "");
 }
 
@@ -230,8 +237,9 @@ TEST(SchemaTranscodeTest, LeadingDotInTheMessageTypeIsAccepted) {
 }
 
 TEST(SchemaTranscodeTest, AWellKnownTypeCanBeTheRoot) {
-  EXPECT_PB_OUTPUT(ToJson(Wire("seconds: 1", "google.protobuf.Timestamp"), "google.protobuf.Timestamp"),
-                   R"("1970-01-01T00:00:01Z")");
+  EXPECT_PB_OUTPUT(
+      ToJson(Wire("seconds: 1", "google.protobuf.Timestamp"), "google.protobuf.Timestamp"),
+      R"("1970-01-01T00:00:01Z")");
   Result r = FromJson(R"("1970-01-01T00:00:01Z")", "google.protobuf.Timestamp");
   EXPECT_TRUE(r.status.ok()) << r.status.message;
   EXPECT_EQ(ToHex(r.out), "08 01");

@@ -34,13 +34,13 @@ LibprotobufSide& Side() {
     pb::FileDescriptorSet set;
     if (!set.ParseFromString(bytes)) throw std::runtime_error("cannot read " + DescriptorSetPath());
     for (const pb::FileDescriptorProto& file : set.file()) {
-      if (s->pool.BuildFile(file) == nullptr) throw std::runtime_error("cannot build " + file.name());
+      if (s->pool.BuildFile(file) == nullptr)
+        throw std::runtime_error("cannot build " + file.name());
     }
     return s;
   }();
   return *side;
 }
-
 
 }  // namespace
 
@@ -92,8 +92,6 @@ std::string Text(std::string_view wire, std::string_view type) {
   return text;
 }
 
-
-
 std::string Varint(uint64_t v) {
   std::string out;
   while (v >= 0x80) {
@@ -104,7 +102,9 @@ std::string Varint(uint64_t v) {
   return out;
 }
 
-std::string Tag(uint32_t number, int wire_type) { return Varint(uint64_t{number} << 3 | static_cast<uint64_t>(wire_type)); }
+std::string Tag(uint32_t number, int wire_type) {
+  return Varint(uint64_t{number} << 3 | static_cast<uint64_t>(wire_type));
+}
 std::string VarintField(uint32_t number, uint64_t v) { return Tag(number, 0) + Varint(v); }
 std::string LenField(uint32_t number, std::string_view bytes) {
   return Tag(number, 2) + Varint(bytes.size()) + std::string(bytes);
@@ -120,8 +120,8 @@ std::string Fixed64Field(uint32_t number, uint64_t v) {
   return out;
 }
 
-Result Convert(Format from, Format to, std::string_view input, std::string_view type, const MappingOptions& options,
-           const Limits& limits) {
+Result Convert(Format from, Format to, std::string_view input, std::string_view type,
+               const MappingOptions& options, const Limits& limits) {
   std::string buffer(input);
   buffer.append(kInputPadding, '\0');
   TranscodeRequest request;
@@ -146,8 +146,8 @@ Result Convert(Format from, Format to, std::string_view input, std::string_view 
   return r;
 }
 
-Result Check(Format from, std::string_view input, std::string_view type, const MappingOptions& options,
-             const Limits& limits) {
+Result Check(Format from, std::string_view input, std::string_view type,
+             const MappingOptions& options, const Limits& limits) {
   std::string buffer(input);
   buffer.append(kInputPadding, '\0');
   TranscodeRequest request;

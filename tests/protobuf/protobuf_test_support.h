@@ -10,8 +10,8 @@
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/message.h>
 
-#include "heap_counter.h"
 #include "claim_assertions.h"
+#include "heap_counter.h"
 #include "hex.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
@@ -58,16 +58,16 @@ struct Result {
 
 // Transcodes `input` (with kInputPadding readable bytes after it).
 Result Convert(Format from, Format to, std::string_view input, std::string_view type = kTest,
-           const MappingOptions& options = {}, const Limits& limits = {});
-Result Check(Format from, std::string_view input, std::string_view type = kTest, const MappingOptions& options = {},
-             const Limits& limits = {});
+               const MappingOptions& options = {}, const Limits& limits = {});
+Result Check(Format from, std::string_view input, std::string_view type = kTest,
+             const MappingOptions& options = {}, const Limits& limits = {});
 
-inline Result ToJson(std::string_view wire, std::string_view type = kTest, const MappingOptions& o = {},
-                     const Limits& l = {}) {
+inline Result ToJson(std::string_view wire, std::string_view type = kTest,
+                     const MappingOptions& o = {}, const Limits& l = {}) {
   return Convert(Format::kProtobuf, Format::kJson, wire, type, o, l);
 }
-inline Result FromJson(std::string_view json, std::string_view type = kTest, const MappingOptions& o = {},
-                       const Limits& l = {}) {
+inline Result FromJson(std::string_view json, std::string_view type = kTest,
+                       const MappingOptions& o = {}, const Limits& l = {}) {
   return Convert(Format::kJson, Format::kProtobuf, json, type, o, l);
 }
 
@@ -94,20 +94,20 @@ void PrintTo(const Status& s, std::ostream* os);
 }
 
 // The output of a transcode that must succeed.
-#define EXPECT_PB_OUTPUT(result, expected)                                                            \
-  do {                                                                                                \
-    const auto& r_ = (result);                                                                        \
-    EXPECT_TRUE(r_.status.ok()) << ::rosetta::codec::CodeName(r_.status.code) << " at "               \
-                                << r_.status.offset << " (" << r_.status.path << "): " << r_.status.message; \
-    EXPECT_EQ(r_.out, expected);                                                                      \
+#define EXPECT_PB_OUTPUT(result, expected)                                              \
+  do {                                                                                  \
+    const auto& r_ = (result);                                                          \
+    EXPECT_TRUE(r_.status.ok()) << ::rosetta::codec::CodeName(r_.status.code) << " at " \
+                                << r_.status.offset << " (" << r_.status.path           \
+                                << "): " << r_.status.message;                          \
+    EXPECT_EQ(r_.out, expected);                                                        \
   } while (0)
 
 // A refusal: its code, byte offset and JSON Pointer.
-#define EXPECT_PB_REFUSED(result, code_name, at, json_pointer)                              \
-  do {                                                                                      \
-    const auto& r_ = (result);                                                              \
-    EXPECT_EQ(::rosetta::codec::CodeName(r_.status.code), code_name) << r_.status.message;  \
-    EXPECT_EQ(r_.status.offset, uint64_t{at}) << r_.status.message;                         \
-    EXPECT_EQ(r_.status.path, json_pointer) << r_.status.message;                           \
+#define EXPECT_PB_REFUSED(result, code_name, at, json_pointer)                             \
+  do {                                                                                     \
+    const auto& r_ = (result);                                                             \
+    EXPECT_EQ(::rosetta::codec::CodeName(r_.status.code), code_name) << r_.status.message; \
+    EXPECT_EQ(r_.status.offset, uint64_t{at}) << r_.status.message;                        \
+    EXPECT_EQ(r_.status.path, json_pointer) << r_.status.message;                          \
   } while (0)
-

@@ -39,16 +39,27 @@ struct Case {
 std::string DefaultOf(const pb::FieldDescriptor* f) {
   using T = pb::FieldDescriptor;
   switch (f->type()) {
-    case T::TYPE_DOUBLE: case T::TYPE_FIXED64: case T::TYPE_SFIXED64: return Fixed64Field(f->number(), 0);
-    case T::TYPE_FLOAT: case T::TYPE_FIXED32: case T::TYPE_SFIXED32: return Fixed32Field(f->number(), 0);
-    case T::TYPE_STRING: case T::TYPE_BYTES: case T::TYPE_MESSAGE: return LenField(f->number(), "");
-    default: return VarintField(f->number(), 0);
+    case T::TYPE_DOUBLE:
+    case T::TYPE_FIXED64:
+    case T::TYPE_SFIXED64:
+      return Fixed64Field(f->number(), 0);
+    case T::TYPE_FLOAT:
+    case T::TYPE_FIXED32:
+    case T::TYPE_SFIXED32:
+      return Fixed32Field(f->number(), 0);
+    case T::TYPE_STRING:
+    case T::TYPE_BYTES:
+    case T::TYPE_MESSAGE:
+      return LenField(f->number(), "");
+    default:
+      return VarintField(f->number(), 0);
   }
 }
 
 // Payloads of message d that carry exactly one invalid UTF-8 string, each with that
 // string's offset. Message fields are followed `depth` levels down.
-void Walk(const pb::Descriptor* d, int depth, std::vector<Case>& out, std::set<std::string>& fields) {
+void Walk(const pb::Descriptor* d, int depth, std::vector<Case>& out,
+          std::set<std::string>& fields) {
   for (int i = 0; i < d->field_count(); ++i) {
     const pb::FieldDescriptor* f = d->field(i);
     const uint32_t n = static_cast<uint32_t>(f->number());
@@ -62,7 +73,8 @@ void Walk(const pb::Descriptor* d, int depth, std::vector<Case>& out, std::set<s
           const std::string ok = LenField(n, "ok");
           out.push_back({ok + once, ok.size() + head, f->full_name() + " after a valid element"});
         } else {
-          out.push_back({once + LenField(n, "ok"), head, f->full_name() + " given twice, the last valid"});
+          out.push_back(
+              {once + LenField(n, "ok"), head, f->full_name() + " given twice, the last valid"});
         }
         if (const pb::OneofDescriptor* oneof = f->real_containing_oneof()) {
           for (int k = 0; k < oneof->field_count(); ++k) {
@@ -81,7 +93,8 @@ void Walk(const pb::Descriptor* d, int depth, std::vector<Case>& out, std::set<s
         out.push_back({wrapped, head + c.bad_at, c.what + " in " + f->full_name()});
         // A message given twice merges: the bad string in its first occurrence still counts.
         if (!f->is_map()) {
-          out.push_back({wrapped + LenField(n, ""), head + c.bad_at, c.what + " in " + f->full_name() + " given twice"});
+          out.push_back({wrapped + LenField(n, ""), head + c.bad_at,
+                         c.what + " in " + f->full_name() + " given twice"});
         }
       }
     }
@@ -93,10 +106,12 @@ void ExpectEveryCaseRefused(std::string_view type, const std::vector<Case>& case
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what + ": " + ToHex(c.wire));
     auto message = NewMessage(type);
-    ASSERT_FALSE(message->ParseFromString(c.wire)) << "libprotobuf accepts this: the case proves nothing";
+    ASSERT_FALSE(message->ParseFromString(c.wire))
+        << "libprotobuf accepts this: the case proves nothing";
     for (Format to : {Format::kJson, Format::kCbor, Format::kMsgpack, Format::kProtobuf}) {
       Result r = Convert(Format::kProtobuf, to, c.wire, type);
-      EXPECT_EQ(CodeName(r.status.code), "invalid_utf8") << FormatName(to) << ": " << r.status.message;
+      EXPECT_EQ(CodeName(r.status.code), "invalid_utf8")
+          << FormatName(to) << ": " << r.status.message;
       EXPECT_EQ(r.status.offset, c.bad_at) << FormatName(to) << ": " << r.status.message;
     }
     Result v = Check(Format::kProtobuf, c.wire, type);
@@ -111,16 +126,18 @@ TEST(ProtobufUtf8Test, EveryStringOfEveryWellKnownTypeIsChecked) {
   // WellKnown holds one field of each well-known type; Struct -> Value -> ListValue -> Value
   // -> Struct is five levels.
   Walk(Pool().FindMessageTypeByName("rosetta.test.WellKnown"), 6, cases, fields);
-  for (const char* name : {"google.protobuf.Value.string_value", "google.protobuf.Struct.FieldsEntry.key",
-                           "google.protobuf.Any.type_url", "google.protobuf.FieldMask.paths",
-                           "google.protobuf.StringValue.value"}) {
+  for (const char* name :
+       {"google.protobuf.Value.string_value", "google.protobuf.Struct.FieldsEntry.key",
+        "google.protobuf.Any.type_url", "google.protobuf.FieldMask.paths",
+        "google.protobuf.StringValue.value"}) {
     EXPECT_TRUE(fields.count(name)) << name << " was not reached by the walk";
   }
   // Value.string_value inside a ListValue inside a Struct inside a Value: present.
   bool nested_list = false;
   for (const Case& c : cases) {
-    nested_list |= c.what.find("string_value once in google.protobuf.ListValue.values") != std::string::npos &&
-                   c.what.find("google.protobuf.Struct.FieldsEntry.value") != std::string::npos;
+    nested_list |=
+        c.what.find("string_value once in google.protobuf.ListValue.values") != std::string::npos &&
+        c.what.find("google.protobuf.Struct.FieldsEntry.value") != std::string::npos;
   }
   EXPECT_TRUE(nested_list);
   EXPECT_GT(cases.size(), 1000u);
@@ -142,7 +159,8 @@ TEST(ProtobufUtf8Test, EveryStringOfEveryOtherMessageIsChecked) {
       Walk(f->message_type(), 3, inner, fields);
       for (Case& c : inner) {
         const std::string wrapped = LenField(static_cast<uint32_t>(f->number()), c.wire);
-        cases.push_back({wrapped, wrapped.size() - c.wire.size() + c.bad_at, c.what + " in " + f->full_name()});
+        cases.push_back(
+            {wrapped, wrapped.size() - c.wire.size() + c.bad_at, c.what + " in " + f->full_name()});
       }
     }
   }
@@ -151,11 +169,12 @@ TEST(ProtobufUtf8Test, EveryStringOfEveryOtherMessageIsChecked) {
   std::vector<Case> own;
   Walk(test, 0, own, fields);
   cases.insert(cases.end(), own.begin(), own.end());
-  for (const char* name : {"rosetta.test.Scalars.f_string", "rosetta.test.Item.name", "rosetta.test.Item.tags",
-                           "rosetta.test.Repeateds.r_string", "rosetta.test.Maps.StringStringEntry.key",
-                           "rosetta.test.Maps.StringStringEntry.value", "rosetta.test.Maps.Int32StringEntry.value",
-                           "rosetta.test.Test.choice_string", "rosetta.test.Test.opt_string",
-                           "rosetta.test.Test.field_name5"}) {
+  for (const char* name :
+       {"rosetta.test.Scalars.f_string", "rosetta.test.Item.name", "rosetta.test.Item.tags",
+        "rosetta.test.Repeateds.r_string", "rosetta.test.Maps.StringStringEntry.key",
+        "rosetta.test.Maps.StringStringEntry.value", "rosetta.test.Maps.Int32StringEntry.value",
+        "rosetta.test.Test.choice_string", "rosetta.test.Test.opt_string",
+        "rosetta.test.Test.field_name5"}) {
     EXPECT_TRUE(fields.count(name)) << name << " was not reached by the walk";
   }
   EXPECT_GT(cases.size(), 200u);
@@ -197,7 +216,9 @@ TEST(ProtobufUtf8Test, FuzzFindingValueStringGivenTwice) {
   for (int to = -1; to < 4; ++to) {
     TranscodeRequest r;
     r.from = Format::kProtobuf;
-    r.to = to < 0 ? Format::kJson : std::array{Format::kJson, Format::kCbor, Format::kMsgpack, Format::kProtobuf}[to];
+    r.to = to < 0
+               ? Format::kJson
+               : std::array{Format::kJson, Format::kCbor, Format::kMsgpack, Format::kProtobuf}[to];
     r.input = std::string_view(buffer.data(), wire.size());
     r.input_padding = kInputPadding;
     r.schema = fuzz.schema.get();

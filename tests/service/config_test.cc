@@ -54,16 +54,19 @@ TEST(ServiceConfigTest, DefaultsMatchTheContract) {
 
 // Each layer overrides the ones below it, setting by setting.
 TEST(ServiceConfigTest, FlagsOverEnvironmentOverFileOverDefaults) {
-  ConfigFile file(R"({"max_depth": 50, "tcp_max_connections": 10, "io_threads": 3, "tcp_listen": "127.0.0.1:7001"})");
+  ConfigFile file(
+      R"({"max_depth": 50, "tcp_max_connections": 10, "io_threads": 3, "tcp_listen": "127.0.0.1:7001"})");
   const std::vector<std::string> env = {"ROSETTA_MAX_DEPTH=60", "ROSETTA_TCP_MAX_CONNECTIONS=20",
-                                        "ROSETTA_TCP_LISTEN=127.0.0.1:7002", "PATH=/usr/bin", "ROSETTA_UNRELATED_X=1"};
-  ConfigResult r = Load({"--config", file.path(), "--max-depth=70", "--tcp-listen", "127.0.0.1:7003"}, env);
+                                        "ROSETTA_TCP_LISTEN=127.0.0.1:7002", "PATH=/usr/bin",
+                                        "ROSETTA_UNRELATED_X=1"};
+  ConfigResult r =
+      Load({"--config", file.path(), "--max-depth=70", "--tcp-listen", "127.0.0.1:7003"}, env);
   ASSERT_EQ(r.kind, ConfigResult::kRun) << r.error;
-  EXPECT_EQ(r.config.limits.max_depth, 70u);                // flag > env > file
-  EXPECT_EQ(r.config.tcp_listen, "127.0.0.1:7003");         // flag > env > file
-  EXPECT_EQ(r.config.tcp_max_connections, 20u);             // env > file
-  EXPECT_EQ(r.config.io_threads, 3u);                       // file > default
-  EXPECT_EQ(r.config.grpc_listen, "127.0.0.1:50051");       // default
+  EXPECT_EQ(r.config.limits.max_depth, 70u);           // flag > env > file
+  EXPECT_EQ(r.config.tcp_listen, "127.0.0.1:7003");    // flag > env > file
+  EXPECT_EQ(r.config.tcp_max_connections, 20u);        // env > file
+  EXPECT_EQ(r.config.io_threads, 3u);                  // file > default
+  EXPECT_EQ(r.config.grpc_listen, "127.0.0.1:50051");  // default
   EXPECT_EQ(r.config.limits.max_items, ServiceConfig::DefaultLimits().max_items);
 
   r = Load({"--config", file.path()}, env);  // no flags: the environment wins
@@ -143,26 +146,41 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
     std::function<bool(const ServiceConfig&)> applied;
   };
   const std::vector<Setting> settings = {
-      {"grpc-listen", "127.0.0.1:1001", [](const ServiceConfig& c) { return c.grpc_listen == "127.0.0.1:1001"; }},
-      {"tcp-listen", "0.0.0.0:1002", [](const ServiceConfig& c) { return c.tcp_listen == "0.0.0.0:1002"; }},
-      {"metrics-listen", "[::1]:1003", [](const ServiceConfig& c) { return c.metrics_listen == "[::1]:1003"; }},
-      {"max-input-bytes", "1001", [](const ServiceConfig& c) { return c.limits.max_input_bytes == 1001; }},
-      {"max-output-bytes", "1002", [](const ServiceConfig& c) { return c.limits.max_output_bytes == 1002; }},
+      {"grpc-listen", "127.0.0.1:1001",
+       [](const ServiceConfig& c) { return c.grpc_listen == "127.0.0.1:1001"; }},
+      {"tcp-listen", "0.0.0.0:1002",
+       [](const ServiceConfig& c) { return c.tcp_listen == "0.0.0.0:1002"; }},
+      {"metrics-listen", "[::1]:1003",
+       [](const ServiceConfig& c) { return c.metrics_listen == "[::1]:1003"; }},
+      {"max-input-bytes", "1001",
+       [](const ServiceConfig& c) { return c.limits.max_input_bytes == 1001; }},
+      {"max-output-bytes", "1002",
+       [](const ServiceConfig& c) { return c.limits.max_output_bytes == 1002; }},
       {"max-depth", "17", [](const ServiceConfig& c) { return c.limits.max_depth == 17; }},
-      {"max-string-bytes", "1003", [](const ServiceConfig& c) { return c.limits.max_string_bytes == 1003; }},
+      {"max-string-bytes", "1003",
+       [](const ServiceConfig& c) { return c.limits.max_string_bytes == 1003; }},
       {"max-items", "1004", [](const ServiceConfig& c) { return c.limits.max_items == 1004; }},
-      {"max-alloc-bytes", "1005", [](const ServiceConfig& c) { return c.limits.max_alloc_bytes == 1005; }},
-      {"grpc-max-receive-bytes", "1006", [](const ServiceConfig& c) { return c.grpc_max_receive_bytes == 1006; }},
+      {"max-alloc-bytes", "1005",
+       [](const ServiceConfig& c) { return c.limits.max_alloc_bytes == 1005; }},
+      {"grpc-max-receive-bytes", "1006",
+       [](const ServiceConfig& c) { return c.grpc_max_receive_bytes == 1006; }},
       {"io-threads", "5", [](const ServiceConfig& c) { return c.io_threads == 5; }},
-      {"tcp-max-connections", "7", [](const ServiceConfig& c) { return c.tcp_max_connections == 7; }},
-      {"tcp-frame-timeout-ms", "1007", [](const ServiceConfig& c) { return c.tcp_frame_timeout_ms == 1007; }},
-      {"tcp-idle-timeout-ms", "1008", [](const ServiceConfig& c) { return c.tcp_idle_timeout_ms == 1008; }},
-      {"tcp-max-pending-bytes", "1009", [](const ServiceConfig& c) { return c.tcp_max_pending_bytes == 1009; }},
+      {"tcp-max-connections", "7",
+       [](const ServiceConfig& c) { return c.tcp_max_connections == 7; }},
+      {"tcp-frame-timeout-ms", "1007",
+       [](const ServiceConfig& c) { return c.tcp_frame_timeout_ms == 1007; }},
+      {"tcp-idle-timeout-ms", "1008",
+       [](const ServiceConfig& c) { return c.tcp_idle_timeout_ms == 1008; }},
+      {"tcp-max-pending-bytes", "1009",
+       [](const ServiceConfig& c) { return c.tcp_max_pending_bytes == 1009; }},
       {"tcp-linger-ms", "1010", [](const ServiceConfig& c) { return c.tcp_linger_ms == 1010; }},
-      {"drain-timeout-ms", "1011", [](const ServiceConfig& c) { return c.drain_timeout_ms == 1011; }},
+      {"drain-timeout-ms", "1011",
+       [](const ServiceConfig& c) { return c.drain_timeout_ms == 1011; }},
       {"request-metrics", "0", [](const ServiceConfig& c) { return c.request_metrics == 0; }},
       {"descriptor-set", "/tmp/a.pb",
-       [](const ServiceConfig& c) { return c.descriptor_sets == std::vector<std::string>{"/tmp/a.pb"}; }},
+       [](const ServiceConfig& c) {
+         return c.descriptor_sets == std::vector<std::string>{"/tmp/a.pb"};
+       }},
   };
   const std::string help = ConfigHelp();
   for (const Setting& s : settings) {
@@ -194,7 +212,8 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
   // Nothing listed that this test does not know: one "  --" line per setting, plus
   // --config and --help.
   size_t listed = 0;
-  for (size_t at = help.find("\n  --"); at != std::string::npos; at = help.find("\n  --", at + 1)) ++listed;
+  for (size_t at = help.find("\n  --"); at != std::string::npos; at = help.find("\n  --", at + 1))
+    ++listed;
   EXPECT_EQ(listed, settings.size() + 2) << help;
 }
 

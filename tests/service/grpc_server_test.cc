@@ -80,7 +80,8 @@ TEST_F(GrpcServerTest, UnrepresentableIsInvalidArgument) {
   EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   ASSERT_TRUE(o.error.has_value());
   EXPECT_EQ(o.error->code(), "unrepresentable");
-  EXPECT_TRUE(o.status.error_message().starts_with("unrepresentable at byte ")) << o.status.error_message();
+  EXPECT_TRUE(o.status.error_message().starts_with("unrepresentable at byte "))
+      << o.status.error_message();
 }
 
 // The schema class of errors: a protobuf message type the server has no descriptor for.
@@ -121,10 +122,12 @@ TEST_F(GrpcServerTest, EveryLimitIsResourceExhausted) {
        limits([](v1::Limits& l) { l.set_max_input_bytes(3); })},
       {"output_too_large", v1::FORMAT_JSON, v1::FORMAT_JSON, "[1,2,3,4]",
        limits([](v1::Limits& l) { l.set_max_output_bytes(3); })},
-      {"depth_exceeded", v1::FORMAT_JSON, v1::FORMAT_CBOR, "[[[1]]]", limits([](v1::Limits& l) { l.set_max_depth(2); })},
+      {"depth_exceeded", v1::FORMAT_JSON, v1::FORMAT_CBOR, "[[[1]]]",
+       limits([](v1::Limits& l) { l.set_max_depth(2); })},
       {"string_too_large", v1::FORMAT_JSON, v1::FORMAT_CBOR, R"("aaaaaaaaaa")",
        limits([](v1::Limits& l) { l.set_max_string_bytes(4); })},
-      {"too_many_items", v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,2,3,4]", limits([](v1::Limits& l) { l.set_max_items(2); })},
+      {"too_many_items", v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,2,3,4]",
+       limits([](v1::Limits& l) { l.set_max_items(2); })},
       {"budget_exceeded", v1::FORMAT_CBOR, v1::FORMAT_JSON, big_bytes,
        limits([](v1::Limits& l) { l.set_max_alloc_bytes(1 << 20); })},
   };
@@ -133,10 +136,12 @@ TEST_F(GrpcServerTest, EveryLimitIsResourceExhausted) {
     v1::TranscodeRequest r = Req(c.in, c.out, c.payload);
     *r.mutable_limits() = c.limits;
     Outcome o = Transcode(r);
-    EXPECT_EQ(o.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << o.status.error_message();
+    EXPECT_EQ(o.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << o.status.error_message();
     ASSERT_TRUE(o.error.has_value());
     EXPECT_EQ(o.error->code(), c.code);
-    EXPECT_TRUE(o.status.error_message().starts_with(std::string(c.code) + " at byte ")) << o.status.error_message();
+    EXPECT_TRUE(o.status.error_message().starts_with(std::string(c.code) + " at byte "))
+        << o.status.error_message();
     // Without the request's limit the same payload goes through.
     r.clear_limits();
     EXPECT_TRUE(Transcode(r).status.ok());
@@ -193,7 +198,8 @@ TEST_F(GrpcServerTest, UnloadedSchemaIsUnknownSchema) {
   EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   ASSERT_TRUE(o.error);
   EXPECT_EQ(o.error->code(), "unknown_schema");
-  EXPECT_EQ(o.status.error_message(), R"(unknown_schema at byte 0: no schema named "order" is loaded)");
+  EXPECT_EQ(o.status.error_message(),
+            R"(unknown_schema at byte 0: no schema named "order" is loaded)");
 }
 
 // The proto's Limits and Options against the codec's tables: every row has its field
@@ -208,7 +214,9 @@ TEST(ProtoTables, LimitsAndOptionsMatchTheCodecTables) {
     codec::Limits l;
     info.set(l, ~uint64_t{0});
     // The proto field is as wide as the codec's.
-    EXPECT_EQ(f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32, info.get(l) == 0xffffffffu) << info.name;
+    EXPECT_EQ(f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32,
+              info.get(l) == 0xffffffffu)
+        << info.name;
   }
   const google::protobuf::Descriptor* options = v1::Options::descriptor();
   ASSERT_EQ(static_cast<size_t>(options->field_count()), codec::kOptionTable.size());
@@ -231,7 +239,8 @@ TEST_F(GrpcServerTest, ValidateAnswersBadPayloadInTheResponse) {
   const std::vector<Case> cases = {
       {v1::FORMAT_JSON, R"({"a":[1,2,3]})", "", 0, ""},
       {v1::FORMAT_JSON, R"({"a":[1,2,}")", "syntax", 10, "/a/2"},
-      {v1::FORMAT_MSGPACK, Hex("a2c328"), "invalid_utf8", 0, ""},  // fixstr(2) holding a bad UTF-8 sequence
+      {v1::FORMAT_MSGPACK, Hex("a2c328"), "invalid_utf8", 0,
+       ""},  // fixstr(2) holding a bad UTF-8 sequence
       {v1::FORMAT_CBOR, Hex("a1616183010203"), "", 0, ""},
   };
   for (const Case& c : cases) {
@@ -360,12 +369,14 @@ TEST_F(GrpcServerLimitsTest, RequestLimitsLowerButNeverRaise) {
     if (depth) r.mutable_limits()->set_max_depth(depth);
     return r;
   };
-  EXPECT_TRUE(Transcode(with_depth("[[[[1]]]]", 0)).status.ok());  // depth 4: the server's own limit
-  Outcome raised = Transcode(with_depth("[[[[[1]]]]]", 100));      // depth 5, asking for 100
+  EXPECT_TRUE(
+      Transcode(with_depth("[[[[1]]]]", 0)).status.ok());      // depth 4: the server's own limit
+  Outcome raised = Transcode(with_depth("[[[[[1]]]]]", 100));  // depth 5, asking for 100
   EXPECT_EQ(raised.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   ASSERT_TRUE(raised.error.has_value());
   EXPECT_EQ(raised.error->code(), "depth_exceeded");
-  EXPECT_NE(raised.status.error_message().find("max_depth 4"), std::string::npos) << raised.status.error_message();
+  EXPECT_NE(raised.status.error_message().find("max_depth 4"), std::string::npos)
+      << raised.status.error_message();
   Outcome lowered = Transcode(with_depth("[[[1]]]", 2));
   EXPECT_EQ(lowered.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   ASSERT_TRUE(lowered.error.has_value());
@@ -373,7 +384,8 @@ TEST_F(GrpcServerLimitsTest, RequestLimitsLowerButNeverRaise) {
   EXPECT_TRUE(Transcode(with_depth("[[[1]]]", 100)).status.ok());
 
   // The same for sizes: 2000 bytes against the server's 1000, the request asking for 1 MB.
-  v1::TranscodeRequest big = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(1998, 'x'), "\""}));
+  v1::TranscodeRequest big =
+      Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(1998, 'x'), "\""}));
   big.mutable_limits()->set_max_input_bytes(1 << 20);
   Outcome too_big = Transcode(big);
   EXPECT_EQ(too_big.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
@@ -389,7 +401,8 @@ class GrpcHealthTest : public GrpcServerTest {
     return c;
   }
   HealthCheckResponse::ServingStatus Check(const std::string& service, grpc::Status* status) {
-    auto health = Health::NewStub(grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
+    auto health = Health::NewStub(
+        grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
     HealthCheckRequest req;
     req.set_service(service);
     HealthCheckResponse resp;
@@ -415,7 +428,8 @@ TEST_F(GrpcHealthTest, ServingForServerAndTranscoder) {
 // Drain: health turns NOT_SERVING. Load balancers and gRPC clients watch it
 // (grpc.health.v1 Watch), so a watch opened before the drain must see the change.
 TEST_F(GrpcHealthTest, NotServingOnceDrainStarts) {
-  auto health = Health::NewStub(grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
+  auto health = Health::NewStub(
+      grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
   std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
   std::vector<std::unique_ptr<grpc::ClientReader<HealthCheckResponse>>> watches;
   for (const char* service : {"", "rosetta.v1.Transcoder"}) {

@@ -20,7 +20,8 @@ namespace v1 = rosetta::v1;
 
 // A fixed JSON document of exactly 1024 bytes: numbers, strings, nesting.
 std::string KibDocument() {
-  std::string doc = R"({"id":12345,"name":"rosetta","tags":["json","cbor","msgpack"],"nested":{"ok":true,"pi":3.25},"values":[)";
+  std::string doc =
+      R"({"id":12345,"name":"rosetta","tags":["json","cbor","msgpack"],"nested":{"ok":true,"pi":3.25},"values":[)";
   for (int i = 0; i < 60; ++i) {
     if (i) doc += ',';
     doc += std::to_string(i * 37);
@@ -44,18 +45,20 @@ class MetricsTest : public ServiceTest {
   // One scrape, queried by series.
   struct Sample {
     std::string text;
-    double operator()(std::string_view name, std::initializer_list<std::string_view> labels = {}) const {
+    double operator()(std::string_view name,
+                      std::initializer_list<std::string_view> labels = {}) const {
       return MetricSum(text, name, labels);
     }
   };
   Sample Now() {
     Sample s{Scrape(server())};
-    EXPECT_FALSE(s.text.empty()) << "scrape of http://" << server().metrics_address() << "/metrics failed";
+    EXPECT_FALSE(s.text.empty()) << "scrape of http://" << server().metrics_address()
+                                 << "/metrics failed";
     return s;
   }
 
-  grpc::Status GrpcTranscode(v1::Format in, v1::Format out, const std::string& payload, uint32_t max_depth = 0,
-                             uint64_t max_input = 0) {
+  grpc::Status GrpcTranscode(v1::Format in, v1::Format out, const std::string& payload,
+                             uint32_t max_depth = 0, uint64_t max_input = 0) {
     v1::TranscodeRequest r = Req(in, out, payload);
     if (max_depth) r.mutable_limits()->set_max_depth(max_depth);
     if (max_input) r.mutable_limits()->set_max_input_bytes(max_input);
@@ -89,7 +92,8 @@ TEST_F(MetricsTest, RequestsCountedByOutcomeOnBothTransports) {
   }
   // TCP: 3 ok, 1 syntax, 1 depth_exceeded (set-limits), 1 unrepresentable, 1 ping.
   TcpClient c(server().tcp_address());
-  for (const char* ok : {"[1,2,3]", "{}", "true"}) EXPECT_EQ(c.Call(Frame(kTranscode, 1, kJson, kCbor, ok))->status, 0);
+  for (const char* ok : {"[1,2,3]", "{}", "true"})
+    EXPECT_EQ(c.Call(Frame(kTranscode, 1, kJson, kCbor, ok))->status, 0);
   EXPECT_NE(c.Call(Frame(kTranscode, 2, kJson, kCbor, "[1,}"))->status, 0);
   EXPECT_EQ(c.Call(Frame(kSetLimits, 3, 0, 0, R"({"max_depth":2})"))->status, 0);
   EXPECT_NE(c.Call(Frame(kTranscode, 4, kJson, kCbor, "[[[1]]]"))->status, 0);
@@ -100,11 +104,14 @@ TEST_F(MetricsTest, RequestsCountedByOutcomeOnBothTransports) {
   auto moved = [&](std::string_view name, std::initializer_list<std::string_view> labels) {
     return after(name, labels) - before(name, labels);
   };
-  auto requests = [&](const char* transport, const char* op, const char* in, const char* out, const char* outcome) {
+  auto requests = [&](const char* transport, const char* op, const char* in, const char* out,
+                      const char* outcome) {
     return moved("rosetta_requests_total", {transport, op, in, out, outcome});
   };
-  const char *grpc = "transport=\"grpc\"", *tcp = "transport=\"tcp\"", *transcode = "op=\"transcode\"";
-  const char *json = "input=\"json\"", *to_cbor = "output=\"cbor\"", *to_msgpack = "output=\"msgpack\"";
+  const char *grpc = "transport=\"grpc\"", *tcp = "transport=\"tcp\"",
+             *transcode = "op=\"transcode\"";
+  const char *json = "input=\"json\"", *to_cbor = "output=\"cbor\"",
+             *to_msgpack = "output=\"msgpack\"";
   EXPECT_EQ(requests(grpc, transcode, json, to_cbor, "outcome=\"ok\""), 2);
   EXPECT_EQ(requests(grpc, transcode, json, to_cbor, "outcome=\"syntax\""), 1);
   EXPECT_EQ(requests(grpc, transcode, json, to_cbor, "outcome=\"depth_exceeded\""), 1);
@@ -156,8 +163,8 @@ class RejectionMetricsTest : public MetricsTest {
     c.tcp_idle_timeout_ms = 1000;  // well above what each step takes, even on a loaded machine
   }
   double Rejected(const Sample& s, const char* transport, const char* reason) {
-    return s("rosetta_rejected_total",
-             {std::string("transport=\"") + transport + "\"", std::string("reason=\"") + reason + "\""});
+    return s("rosetta_rejected_total", {std::string("transport=\"") + transport + "\"",
+                                        std::string("reason=\"") + reason + "\""});
   }
   struct Move {
     const char* transport;
@@ -167,9 +174,9 @@ class RejectionMetricsTest : public MetricsTest {
   // Every (transport, reason) keeps its count but those in `moves` (polled: the timeouts
   // fire on server threads).
   void ExpectOnly(std::initializer_list<Move> moves, const Sample& before) {
-    static constexpr const char* kReasons[] = {"frame_too_large", "connection_cap",  "frame_timeout",
-                                               "idle_timeout",    "bad_frame",       "input_too_large",
-                                               "before_handler"};
+    static constexpr const char* kReasons[] = {
+        "frame_too_large", "connection_cap",  "frame_timeout", "idle_timeout",
+        "bad_frame",       "input_too_large", "before_handler"};
     auto expected = [&](std::string_view t, std::string_view r) {
       for (const Move& m : moves) {
         if (t == m.transport && r == m.reason) return m.by;
@@ -180,7 +187,8 @@ class RejectionMetricsTest : public MetricsTest {
     WaitUntil([&] {
       after = Now();
       for (const Move& m : moves) {
-        if (Rejected(after, m.transport, m.reason) - Rejected(before, m.transport, m.reason) < m.by) return false;
+        if (Rejected(after, m.transport, m.reason) - Rejected(before, m.transport, m.reason) < m.by)
+          return false;
       }
       return true;
     });
@@ -192,7 +200,8 @@ class RejectionMetricsTest : public MetricsTest {
   }
   // A unary call by method name, with raw bytes (any service, known or not).
   grpc::Status RawCall(const std::string& method, const std::string& request) {
-    grpc::GenericStub stub(grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
+    grpc::GenericStub stub(
+        grpc::CreateChannel(server().grpc_address(), grpc::InsecureChannelCredentials()));
     grpc::Slice slice(request);
     grpc::ByteBuffer req(&slice, 1), resp;
     grpc::ClientContext context;
@@ -203,7 +212,8 @@ class RejectionMetricsTest : public MetricsTest {
     return done.get_future().get();
   }
   void WaitNoTcpConnections() {
-    EXPECT_TRUE(WaitUntil([&] { return Now()("rosetta_connections_active", {"transport=\"tcp\""}) == 0; }));
+    EXPECT_TRUE(
+        WaitUntil([&] { return Now()("rosetta_connections_active", {"transport=\"tcp\""}) == 0; }));
   }
 };
 
@@ -232,9 +242,12 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     SCOPED_TRACE("input_too_large");
     const Sample before = Now();
     TcpClient c(server().tcp_address());
-    ASSERT_TRUE(c.Call(Frame(kTranscode, 1, kJson, kCbor, Cat({"\"", std::string(70 << 10, 'x'), "\""}))));
+    ASSERT_TRUE(
+        c.Call(Frame(kTranscode, 1, kJson, kCbor, Cat({"\"", std::string(70 << 10, 'x'), "\""}))));
     EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,2,3,4]", 0, 3).ok());
-    EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(70 << 10, 'x'), "\""})).ok());
+    EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR,
+                               Cat({"\"", std::string(70 << 10, 'x'), "\""}))
+                     .ok());
     ExpectOnly({{"tcp", "input_too_large", 1}, {"grpc", "input_too_large", 2}}, before);
   }
   {
@@ -252,12 +265,16 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     ASSERT_TRUE(stream->Write(one));
     ASSERT_TRUE(stream->Read(&answer));
     EXPECT_TRUE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1]").ok());
-    grpc::Status over = GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, Cat({"\"", std::string(400 << 10, 'x'), "\""}));
+    grpc::Status over = GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR,
+                                      Cat({"\"", std::string(400 << 10, 'x'), "\""}));
     EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-    EXPECT_NE(over.error_message().find("larger than max"), std::string::npos) << over.error_message();
+    EXPECT_NE(over.error_message().find("larger than max"), std::string::npos)
+        << over.error_message();
     EXPECT_TRUE(RawCall("/grpc.health.v1.Health/Check", "").ok());
-    EXPECT_EQ(RawCall("/grpc.health.v1.Health/Check", "\x0a\x04nope").error_code(), grpc::StatusCode::NOT_FOUND);
-    EXPECT_EQ(RawCall("/rosetta.v1.Transcoder/NoSuchMethod", "").error_code(), grpc::StatusCode::UNIMPLEMENTED);
+    EXPECT_EQ(RawCall("/grpc.health.v1.Health/Check", "\x0a\x04nope").error_code(),
+              grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(RawCall("/rosetta.v1.Transcoder/NoSuchMethod", "").error_code(),
+              grpc::StatusCode::UNIMPLEMENTED);
     EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,}").ok());
     ExpectOnly({{"grpc", "before_handler", 1}}, before);
     ASSERT_TRUE(stream->Write(one));
@@ -305,10 +322,12 @@ TEST_F(MetricsTest, ConnectionsActiveAndTotal) {
     for (TcpClient* x : {&a, &b, &c}) ASSERT_TRUE(x->Call(Frame(kPing, 1, 0, 0, "")));
     const Sample open = Now();
     EXPECT_EQ(open("rosetta_connections_active", {tcp}), 3);
-    EXPECT_EQ(open("rosetta_connections_total", {tcp}) - before("rosetta_connections_total", {tcp}), 3);
+    EXPECT_EQ(open("rosetta_connections_total", {tcp}) - before("rosetta_connections_total", {tcp}),
+              3);
   }
   EXPECT_TRUE(WaitUntil([&] { return Now()("rosetta_connections_active", {tcp}) == 0; }));
-  EXPECT_EQ(Now()("rosetta_connections_total", {tcp}) - before("rosetta_connections_total", {tcp}), 3);
+  EXPECT_EQ(Now()("rosetta_connections_total", {tcp}) - before("rosetta_connections_total", {tcp}),
+            3);
 
   // gRPC: one channel, one connection (counted as seen at scrape time).
   const char* grpc = "transport=\"grpc\"";
@@ -325,10 +344,12 @@ TEST_F(MetricsTest, ConnectionsActiveAndTotal) {
     const double active_before = before("rosetta_connections_active", {grpc});
     const Sample open = Now();
     EXPECT_EQ(open("rosetta_connections_active", {grpc}) - active_before, 1);
-    EXPECT_GE(open("rosetta_connections_total", {grpc}) - before("rosetta_connections_total", {grpc}), 1);
+    EXPECT_GE(
+        open("rosetta_connections_total", {grpc}) - before("rosetta_connections_total", {grpc}), 1);
   }
   EXPECT_TRUE(WaitUntil([&] {
-    return Now()("rosetta_connections_active", {grpc}) == before("rosetta_connections_active", {grpc});
+    return Now()("rosetta_connections_active", {grpc}) ==
+           before("rosetta_connections_active", {grpc});
   })) << "gRPC connection still counted after its channel closed";
 }
 
@@ -345,8 +366,9 @@ TEST_F(RequestMetricsOffTest, OnlyPerRequestSeriesStop) {
   ASSERT_TRUE(c.Call(Framed("\x01")));  // a bad frame: a refusal
   EXPECT_TRUE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1]").ok());
   const Sample after = Now();
-  for (const char* name : {"rosetta_requests_total", "rosetta_request_duration_seconds_count",
-                           "rosetta_request_payload_bytes_count", "rosetta_request_allocations_count"}) {
+  for (const char* name :
+       {"rosetta_requests_total", "rosetta_request_duration_seconds_count",
+        "rosetta_request_payload_bytes_count", "rosetta_request_allocations_count"}) {
     EXPECT_EQ(after(name), before(name)) << name;
   }
   EXPECT_EQ(after("rosetta_rejected_total", {"reason=\"bad_frame\""}) -
@@ -369,15 +391,17 @@ TEST(MetricsAllocationCounting, LinkedIn) {
 
 TEST_F(MetricsTest, ProcessMetricsPresent) {
   const Sample s = Now();
-  for (const char* name : {"process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds"}) {
+  for (const char* name :
+       {"process_resident_memory_bytes", "process_cpu_seconds_total", "process_open_fds"}) {
     EXPECT_TRUE(HasMetric(s.text, name)) << name;
   }
   EXPECT_GT(s("process_resident_memory_bytes"), 1 << 20);
   EXPECT_GT(s("process_open_fds"), 3);
   // The families of the contract are exposed before any request.
-  for (const char* name : {"rosetta_rejected_total", "rosetta_connections_active", "rosetta_connections_total",
-                           "rosetta_request_payload_bytes_count", "rosetta_request_allocations_count",
-                           "rosetta_request_allocated_bytes_count"}) {
+  for (const char* name :
+       {"rosetta_rejected_total", "rosetta_connections_active", "rosetta_connections_total",
+        "rosetta_request_payload_bytes_count", "rosetta_request_allocations_count",
+        "rosetta_request_allocated_bytes_count"}) {
     EXPECT_TRUE(HasMetric(s.text, name)) << name;
   }
 }
@@ -406,9 +430,11 @@ TEST_F(MetricsTest, AllocationsPerRequestAreFewAndMatchTheCodec) {
   const uint64_t codec_allocations = codec_after.count - codec_before.count;
 
   constexpr int kWarm = 20, kMeasured = 200;
-  const char *tcp = "transport=\"tcp\"", *grpc = "transport=\"grpc\"", *transcode = "op=\"transcode\"";
+  const char *tcp = "transport=\"tcp\"", *grpc = "transport=\"grpc\"",
+             *transcode = "op=\"transcode\"";
   TcpClient c(server().tcp_address());
-  for (int i = 0; i < kWarm; ++i) ASSERT_EQ(c.Call(Frame(kTranscode, 1, kJson, kCbor, doc))->data, cbor);
+  for (int i = 0; i < kWarm; ++i)
+    ASSERT_EQ(c.Call(Frame(kTranscode, 1, kJson, kCbor, doc))->data, cbor);
   const std::string frame = Frame(kTranscode, 2, kJson, kCbor, doc);
   Sample before = Now();
   for (int i = 0; i < kMeasured; ++i) ASSERT_EQ(c.Call(frame)->data, cbor);
@@ -416,9 +442,10 @@ TEST_F(MetricsTest, AllocationsPerRequestAreFewAndMatchTheCodec) {
   const double tcp_per_request = (after("rosetta_request_allocations_sum", {tcp, transcode}) -
                                   before("rosetta_request_allocations_sum", {tcp, transcode})) /
                                  kMeasured;
-  const double tcp_bytes_per_request = (after("rosetta_request_allocated_bytes_sum", {tcp, transcode}) -
-                                        before("rosetta_request_allocated_bytes_sum", {tcp, transcode})) /
-                                       kMeasured;
+  const double tcp_bytes_per_request =
+      (after("rosetta_request_allocated_bytes_sum", {tcp, transcode}) -
+       before("rosetta_request_allocated_bytes_sum", {tcp, transcode})) /
+      kMeasured;
   EXPECT_EQ(after("rosetta_request_allocations_count", {tcp, transcode}) -
                 before("rosetta_request_allocations_count", {tcp, transcode}),
             kMeasured);
@@ -441,10 +468,12 @@ TEST_F(MetricsTest, AllocationsPerRequestAreFewAndMatchTheCodec) {
                                    before("rosetta_request_allocations_sum", {grpc, transcode})) /
                                   kMeasured;
 
-  std::printf("[ figure ] 1 KiB JSON->CBOR: codec alone %llu allocations; TCP %.2f allocations (%.0f bytes) per "
-              "request; gRPC handler %.2f allocations per request\n",
-              static_cast<unsigned long long>(codec_allocations), tcp_per_request, tcp_bytes_per_request,
-              grpc_per_request);
+  std::printf(
+      "[ figure ] 1 KiB JSON->CBOR: codec alone %llu allocations; TCP %.2f allocations (%.0f "
+      "bytes) per "
+      "request; gRPC handler %.2f allocations per request\n",
+      static_cast<unsigned long long>(codec_allocations), tcp_per_request, tcp_bytes_per_request,
+      grpc_per_request);
   // Measured: with warm buffers the codec alone makes no allocation for this document,
   // a warm TCP connection none either (0.00 per request: the server adds nothing on its
   // request path), and the gRPC handler 4 (the response message's payload and the call's
@@ -452,7 +481,8 @@ TEST_F(MetricsTest, AllocationsPerRequestAreFewAndMatchTheCodec) {
   EXPECT_LE(tcp_per_request, 1);
   EXPECT_LE(tcp_per_request, codec_allocations + 1.0);
   EXPECT_LE(grpc_per_request, codec_allocations + 6.0);
-  EXPECT_GE(tcp_per_request, codec_allocations) << "the server counted less than the codec allocates";
+  EXPECT_GE(tcp_per_request, codec_allocations)
+      << "the server counted less than the codec allocates";
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ constexpr double kPromptMs = 5000;
 
 TEST_F(ServerTest, ListeningLineNamesEveryBoundPort) {
   ASSERT_TRUE(StartServer());
-  const std::regex line(R"(rosettad listening grpc=127\.0\.0\.1:(\d+) tcp=127\.0\.0\.1:(\d+) metrics=127\.0\.0\.1:(\d+))");
+  const std::regex line(
+      R"(rosettad listening grpc=127\.0\.0\.1:(\d+) tcp=127\.0\.0\.1:(\d+) metrics=127\.0\.0\.1:(\d+))");
   std::smatch m;
   const std::string text = server().ListeningLine();
   ASSERT_TRUE(std::regex_match(text, m, line)) << text;
@@ -62,10 +63,12 @@ TEST_F(ServerTest, DrainFinishesTcpFrameInFlight) {
   std::future<void> drained = std::async(std::launch::async, [&] { server().Drain(); });
   const auto drain_start = Clock::now();
   // New connections are refused once the listener closes (polled: Drain runs on its thread).
-  EXPECT_TRUE(WaitUntil([&] {
-    TcpClient late(server().tcp_address());
-    return !late.connected() && late.connect_errno() == ECONNREFUSED;
-  }, milliseconds(3000)))
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        TcpClient late(server().tcp_address());
+        return !late.connected() && late.connect_errno() == ECONNREFUSED;
+      },
+      milliseconds(3000)))
       << "new TCP connections still accepted during the drain";
   EXPECT_EQ(drained.wait_for(std::chrono::milliseconds(100)), std::future_status::timeout)
       << "Drain returned with a request in flight";
@@ -76,8 +79,7 @@ TEST_F(ServerTest, DrainFinishesTcpFrameInFlight) {
   EXPECT_EQ(*r, (TcpResponse{1, 0, 42, Hex("a1616183010203")}));
   const auto answered = Clock::now();
   ASSERT_EQ(drained.wait_for(std::chrono::seconds(8)), std::future_status::ready);
-  EXPECT_LT(MillisSince(answered), kPromptMs)
-      << "Drain waited on after its last request was done";
+  EXPECT_LT(MillisSince(answered), kPromptMs) << "Drain waited on after its last request was done";
   EXPECT_GT(MillisSince(drain_start), 100);
   EXPECT_TRUE(client.WaitClosed(milliseconds(2000)).closed) << "drained connection left open";
 }
@@ -117,12 +119,14 @@ TEST_F(ServerTest, DrainEndsIdleGrpcStreamAndRefusesNewCalls) {
   const grpc::Status ended = stream->Finish();
   EXPECT_TRUE(ended.ok()) << ended.error_code() << " " << ended.error_message();
   // New RPCs fail once the server shuts down (polled: Drain runs on its own thread).
-  EXPECT_TRUE(WaitUntil([&] {
-    grpc::ClientContext late;
-    SetDeadline(late, milliseconds(500));
-    v1::TranscodeResponse out;
-    return !stub->Transcode(&late, req, &out).ok();
-  }, milliseconds(3000)));
+  EXPECT_TRUE(WaitUntil(
+      [&] {
+        grpc::ClientContext late;
+        SetDeadline(late, milliseconds(500));
+        v1::TranscodeResponse out;
+        return !stub->Transcode(&late, req, &out).ok();
+      },
+      milliseconds(3000)));
   ASSERT_EQ(drained.wait_for(std::chrono::seconds(8)), std::future_status::ready);
   EXPECT_LT(MillisSince(start), kPromptMs) << "an idle stream held the drain";
 }
@@ -133,7 +137,8 @@ TEST_F(ServerTest, DrainGivesUpAfterItsTimeout) {
   c.drain_timeout_ms = 300;
   ASSERT_TRUE(StartServer(c));
   TcpClient stuck(server().tcp_address());
-  ASSERT_TRUE(stuck.Send(Frame(kPing, 1, 0, 0, "") + Frame(kPing, 2, 0, 0, "never finished").substr(0, 8)));
+  ASSERT_TRUE(
+      stuck.Send(Frame(kPing, 1, 0, 0, "") + Frame(kPing, 2, 0, 0, "never finished").substr(0, 8)));
   ASSERT_TRUE(stuck.Read());
   const auto start = Clock::now();
   server().Drain();

@@ -90,7 +90,10 @@ inline std::string Hex(std::string_view hex) {
   std::string out;
   int hi = -1;
   for (char c : hex) {
-    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int v = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (v < 0) continue;
     if (hi < 0) {
       hi = v;
@@ -146,8 +149,9 @@ inline std::string Framed(std::string_view body) {
 }
 
 // version op request_id input output type_len type payload, framed.
-inline std::string Frame(uint8_t op, uint32_t id, uint8_t input, uint8_t output, std::string_view payload,
-                         std::string_view message_type = {}, uint8_t version = 1) {
+inline std::string Frame(uint8_t op, uint32_t id, uint8_t input, uint8_t output,
+                         std::string_view payload, std::string_view message_type = {},
+                         uint8_t version = 1) {
   std::string body;
   body.push_back(static_cast<char>(version));
   body.push_back(static_cast<char>(op));
@@ -170,8 +174,8 @@ struct TcpResponse {
 };
 
 inline std::ostream& operator<<(std::ostream& os, const TcpResponse& r) {
-  return os << "{version " << int{r.version} << " status " << int{r.status} << " id " << r.id << " data \""
-            << (r.data.size() > 80 ? r.data.substr(0, 80) + "..." : r.data) << "\"}";
+  return os << "{version " << int{r.version} << " status " << int{r.status} << " id " << r.id
+            << " data \"" << (r.data.size() > 80 ? r.data.substr(0, 80) + "..." : r.data) << "\"}";
 }
 
 // Parses a whole byte stream of response frames; false if it does not end on a frame.
@@ -181,8 +185,8 @@ inline bool ParseResponses(std::string_view bytes, std::vector<TcpResponse>* out
     const uint32_t len = Be32(bytes);
     if (len < 6 || bytes.size() < 4 + size_t{len}) return false;
     std::string_view body = bytes.substr(4, len);
-    out->push_back({static_cast<uint8_t>(body[0]), static_cast<uint8_t>(body[1]), Be32(body.substr(2)),
-                    std::string(body.substr(6))});
+    out->push_back({static_cast<uint8_t>(body[0]), static_cast<uint8_t>(body[1]),
+                    Be32(body.substr(2)), std::string(body.substr(6))});
     bytes.remove_prefix(4 + len);
   }
   return true;
@@ -219,7 +223,8 @@ class TcpClient {
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
   ~TcpClient() { Close(); }
-  TcpClient(TcpClient&& o) noexcept : fd_(std::exchange(o.fd_, -1)), connect_errno_(o.connect_errno_) {}
+  TcpClient(TcpClient&& o) noexcept
+      : fd_(std::exchange(o.fd_, -1)), connect_errno_(o.connect_errno_) {}
   TcpClient(const TcpClient&) = delete;
   TcpClient& operator=(const TcpClient&) = delete;
 
@@ -262,7 +267,8 @@ class TcpClient {
     if (!prefix) return std::nullopt;
     const uint32_t len = Be32(*prefix);
     if (len < 6) return std::nullopt;
-    auto body = Recv(len, std::chrono::duration_cast<milliseconds>(until - Clock::now()) + milliseconds(1));
+    auto body =
+        Recv(len, std::chrono::duration_cast<milliseconds>(until - Clock::now()) + milliseconds(1));
     if (!body) return std::nullopt;
     std::string_view b = *body;
     return TcpResponse{static_cast<uint8_t>(b[0]), static_cast<uint8_t>(b[1]), Be32(b.substr(2)),
@@ -270,7 +276,8 @@ class TcpClient {
   }
 
   // One request, one response.
-  std::optional<TcpResponse> Call(std::string_view frame, milliseconds timeout = milliseconds(5000)) {
+  std::optional<TcpResponse> Call(std::string_view frame,
+                                  milliseconds timeout = milliseconds(5000)) {
     if (!Send(frame)) return std::nullopt;
     return Read(timeout);
   }
@@ -316,16 +323,19 @@ class TcpClient {
 inline std::string HttpGet(const std::string& address, const std::string& path) {
   TcpClient c(address);
   if (!c.connected()) return {};
-  if (!c.Send("GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n")) return {};
+  if (!c.Send("GET " + path + " HTTP/1.0\r\nHost: " + address + "\r\nConnection: close\r\n\r\n"))
+    return {};
   Ending e = c.WaitClosed(milliseconds(5000));
-  if (!e.closed || !e.extra.starts_with("HTTP/1.") || e.extra.find(" 200 ") == std::string::npos) return {};
+  if (!e.closed || !e.extra.starts_with("HTTP/1.") || e.extra.find(" 200 ") == std::string::npos)
+    return {};
   const size_t body = e.extra.find("\r\n\r\n");
   return body == std::string::npos ? std::string() : e.extra.substr(body + 4);
 }
 
 // Prometheus text: the sum of the samples of `name` (exactly that name) whose label set
 // contains every one of `labels` (each written as in the exposition: transport="tcp").
-inline double MetricSum(std::string_view text, std::string_view name, std::initializer_list<std::string_view> labels = {}) {
+inline double MetricSum(std::string_view text, std::string_view name,
+                        std::initializer_list<std::string_view> labels = {}) {
   double sum = 0;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -334,7 +344,8 @@ inline double MetricSum(std::string_view text, std::string_view name, std::initi
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     if (line.empty() || line[0] == '#' || !line.starts_with(name)) continue;
-    if (line.size() <= name.size() || (line[name.size()] != '{' && line[name.size()] != ' ')) continue;
+    if (line.size() <= name.size() || (line[name.size()] != '{' && line[name.size()] != ' '))
+      continue;
     bool match = true;
     for (std::string_view l : labels) match = match && line.find(l) != std::string_view::npos;
     if (!match) continue;
@@ -369,11 +380,13 @@ inline uint64_t HeapInUse() {
 // ---- gRPC
 
 inline std::unique_ptr<rosetta::v1::Transcoder::Stub> TranscoderStub(const std::string& address) {
-  return rosetta::v1::Transcoder::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  return rosetta::v1::Transcoder::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
 }
 
 // A TranscodeRequest of `payload` from `in` to `out`, with the server's limits.
-inline rosetta::v1::TranscodeRequest Req(rosetta::v1::Format in, rosetta::v1::Format out, std::string payload) {
+inline rosetta::v1::TranscodeRequest Req(rosetta::v1::Format in, rosetta::v1::Format out,
+                                         std::string payload) {
   rosetta::v1::TranscodeRequest r;
   r.set_input_format(in);
   r.set_output_format(out);
@@ -391,7 +404,8 @@ inline std::optional<rosetta::v1::Error> TrailingError(const grpc::ClientContext
   auto it = trailers.find("rosetta-error-bin");
   if (it == trailers.end()) return std::nullopt;
   rosetta::v1::Error e;
-  if (!e.ParseFromArray(it->second.data(), static_cast<int>(it->second.size()))) return std::nullopt;
+  if (!e.ParseFromArray(it->second.data(), static_cast<int>(it->second.size())))
+    return std::nullopt;
   return e;
 }
 

@@ -36,7 +36,9 @@ std::string CborArrayOfOne(int n) {
 
 std::string JsonArrayOfOne(int n) { return Cat({"[", std::to_string(n), "]"}); }
 
-std::string DeepArray(int depth) { return Cat({std::string(depth, '['), "1", std::string(depth, ']')}); }
+std::string DeepArray(int depth) {
+  return Cat({std::string(depth, '['), "1", std::string(depth, ']')});
+}
 
 class TcpServerTest : public ServiceTest {
  protected:
@@ -56,9 +58,10 @@ class TcpServerTest : public ServiceTest {
   // Rejected(reason) == n, polled: the metric moves on a server thread.
   ::testing::AssertionResult RejectedBecomes(const char* reason, double n) {
     double last = -1;
-    if (WaitUntil([&] { return (last = Rejected(reason)) == n; })) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "rosetta_rejected_total{reason=\"" << reason << "\"} is " << last
-                                         << ", expected " << n;
+    if (WaitUntil([&] { return (last = Rejected(reason)) == n; }))
+      return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "rosetta_rejected_total{reason=\"" << reason
+                                         << "\"} is " << last << ", expected " << n;
   }
 };
 
@@ -87,7 +90,8 @@ TEST_F(TcpServerTest, TranscodeValidateAndPing) {
   EXPECT_TRUE(r->data.starts_with("unknown_message_type at byte ")) << r->data;
 
   // Ping echoes its payload, whatever the bytes, and ignores the formats.
-  for (std::string payload : {std::string("hi"), std::string(), std::string("\0\xff\x01 binary", 10)}) {
+  for (std::string payload :
+       {std::string("hi"), std::string(), std::string("\0\xff\x01 binary", 10)}) {
     r = c.Call(Frame(kPing, 10, 0, 0, payload));
     ASSERT_TRUE(r);
     EXPECT_EQ(*r, (TcpResponse{1, 0, 10, payload}));
@@ -98,7 +102,8 @@ TEST_F(TcpServerTest, TranscodeValidateAndPing) {
 // time and in every two-piece split, give the same three responses.
 TEST_F(TcpServerTest, FramesSplitAtEveryByte) {
   const std::string stream = Frame(kTranscode, 1, kJson, kCbor, R"({"a":[1,2,3]})") +
-                             Frame(kTranscode, 2, kJson, kCbor, "[1,}") + Frame(kPing, 3, 0, 0, "ping!");
+                             Frame(kTranscode, 2, kJson, kCbor, "[1,}") +
+                             Frame(kPing, 3, 0, 0, "ping!");
   auto read3 = [](TcpClient& c) {
     std::vector<TcpResponse> out;
     for (int i = 0; i < 3; ++i) {
@@ -183,7 +188,8 @@ TEST_F(TcpServerTest, PipelinedResponsesComeInRequestOrder) {
 TEST_F(TcpServerTest, HalfClosedClientGetsEveryAnswer) {
   TcpClient c = Connect();
   std::string batch;
-  for (uint32_t id = 1; id <= 20; ++id) batch += Frame(kTranscode, id, kJson, kCbor, JsonArrayOfOne(static_cast<int>(id)));
+  for (uint32_t id = 1; id <= 20; ++id)
+    batch += Frame(kTranscode, id, kJson, kCbor, JsonArrayOfOne(static_cast<int>(id)));
   ASSERT_TRUE(c.Send(batch));
   ASSERT_EQ(::shutdown(c.fd(), SHUT_WR), 0);
   for (uint32_t id = 1; id <= 20; ++id) {
@@ -259,7 +265,8 @@ TEST_F(TcpServerTest, SetOptionsAppliesToThisConnectionOnly) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kDuplicateKey)) << r->data;
 
-  r = a.Call(Frame(kSetOptions, 2, 0, 0, R"({"allow_duplicate_keys": true, "base64_standard": true})"));
+  r = a.Call(
+      Frame(kSetOptions, 2, 0, 0, R"({"allow_duplicate_keys": true, "base64_standard": true})"));
   ASSERT_TRUE(r);
   EXPECT_EQ(*r, (TcpResponse{1, 0, 2, ""}));
   r = a.Call(Frame(kTranscode, 3, kJson, kCbor, dup));
@@ -273,7 +280,8 @@ TEST_F(TcpServerTest, SetOptionsAppliesToThisConnectionOnly) {
   r = a.Call(Frame(kTranscode, 5, kCbor, kJson, Hex("f9 7e 00")));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, StatusOf(codec::ErrorCode::kUnrepresentable)) << r->data;
-  r = a.Call(Frame(kSetOptions, 6, 0, 0, R"({"nonfinite_as_null": true, "allow_duplicate_keys": false})"));
+  r = a.Call(
+      Frame(kSetOptions, 6, 0, 0, R"({"nonfinite_as_null": true, "allow_duplicate_keys": false})"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 0) << r->data;
   r = a.Call(Frame(kTranscode, 7, kCbor, kJson, Hex("f9 7e 00")));
@@ -295,16 +303,19 @@ TEST_F(TcpServerTest, SetOptionsAppliesToThisConnectionOnly) {
     codec::ErrorCode code;
     const char* text;
   };
-  for (const Bad& bad : {Bad{"[1]", codec::ErrorCode::kSchemaMismatch, "must be a JSON object"},
-                         Bad{R"({"allow_duplicate_key": true})", codec::ErrorCode::kSchemaMismatch, "unknown option"},
-                         Bad{R"({"allow_duplicate_keys": 1})", codec::ErrorCode::kSchemaMismatch, "true or false"},
-                         Bad{R"({"allow_duplicate_keys": true, "deterministic": true})", codec::ErrorCode::kUnsupported,
-                             "deterministic is not available"}}) {
+  for (const Bad& bad :
+       {Bad{"[1]", codec::ErrorCode::kSchemaMismatch, "must be a JSON object"},
+        Bad{R"({"allow_duplicate_key": true})", codec::ErrorCode::kSchemaMismatch,
+            "unknown option"},
+        Bad{R"({"allow_duplicate_keys": 1})", codec::ErrorCode::kSchemaMismatch, "true or false"},
+        Bad{R"({"allow_duplicate_keys": true, "deterministic": true})",
+            codec::ErrorCode::kUnsupported, "deterministic is not available"}}) {
     SCOPED_TRACE(bad.payload);
     r = b.Call(Frame(kSetOptions, 10, 0, 0, bad.payload));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, StatusOf(bad.code));
-    EXPECT_TRUE(r->data.starts_with(std::string(codec::CodeName(bad.code)) + " at byte 0: ")) << r->data;
+    EXPECT_TRUE(r->data.starts_with(std::string(codec::CodeName(bad.code)) + " at byte 0: "))
+        << r->data;
     EXPECT_NE(r->data.find(bad.text), std::string::npos) << r->data;
     r = b.Call(Frame(kTranscode, 11, kJson, kCbor, dup));
     ASSERT_TRUE(r);
@@ -354,7 +365,8 @@ class TcpOneThreadTest : public TcpServerTest {
 // Requests on one thread share its output buffer: an output_too_large must not colour the
 // next request's error (a budget refusal stays budget_exceeded).
 TEST_F(TcpOneThreadTest, EachRequestGetsItsOwnErrorOnASharedThread) {
-  const std::string big = Cat({"\"", std::string(2 << 20, 'x'), "\""});  // 2 MiB out, past the kept 1 MiB
+  const std::string big =
+      Cat({"\"", std::string(2 << 20, 'x'), "\""});  // 2 MiB out, past the kept 1 MiB
   TcpClient a = Connect(), b = Connect();
   auto r = a.Call(Frame(kSetLimits, 1, 0, 0, R"({"max_output_bytes": 1500000})"));
   ASSERT_TRUE(r);
@@ -376,7 +388,8 @@ TEST_F(TcpOneThreadTest, EachRequestGetsItsOwnErrorOnASharedThread) {
 
 TEST_F(TcpLimitsTest, BadSetLimitsIsAnErrorAndTheConnectionGoesOn) {
   TcpClient c = Connect();
-  for (const char* payload : {"not json", "[1]", R"({"max_depth": -1})", R"({"max_depth": "2"})", R"({"no_such_limit": 1})"}) {
+  for (const char* payload : {"not json", "[1]", R"({"max_depth": -1})", R"({"max_depth": "2"})",
+                              R"({"no_such_limit": 1})"}) {
     SCOPED_TRACE(payload);
     auto r = c.Call(Frame(kSetLimits, 1, 0, 0, payload));
     ASSERT_TRUE(r);
@@ -426,9 +439,12 @@ TEST_F(TcpOversizedTest, OversizedPrefixGetsOneErrorThenClose) {
       EXPECT_LT(claims.largest, 64u << 10) << "the server allocated for the claim";
       EXPECT_LT(claims.bytes, 1u << 20);
     }
-    std::printf("[ figure ] %llu-byte claim refused in %.3f ms; the process asked the heap for %llu bytes (largest %llu)\n",
-                static_cast<unsigned long long>(claim), refused_ms, static_cast<unsigned long long>(claims.bytes),
-                static_cast<unsigned long long>(claims.largest));
+    std::printf(
+        "[ figure ] %llu-byte claim refused in %.3f ms; the process asked the heap for %llu bytes "
+        "(largest %llu)\n",
+        static_cast<unsigned long long>(claim), refused_ms,
+        static_cast<unsigned long long>(claims.bytes),
+        static_cast<unsigned long long>(claims.largest));
   }
   EXPECT_LT(ResidentBytes() - rss_before, uint64_t{16} << 20);
   EXPECT_TRUE(RejectedBecomes("frame_too_large", 3));
@@ -481,7 +497,8 @@ class TcpFrameTimeoutTest : public TcpServerTest {
 TEST_F(TcpFrameTimeoutTest, SlowSenderClosedAtFrameDeadline) {
   TcpClient c = Connect();
   ASSERT_TRUE(c.Call(Frame(kPing, 1, 0, 0, "")));  // a finished frame resets nothing bad
-  const std::string frame = Frame(kTranscode, 2, kJson, kCbor, Cat({"[", std::string(1000, '1'), "]"}));
+  const std::string frame =
+      Frame(kTranscode, 2, kJson, kCbor, Cat({"[", std::string(1000, '1'), "]"}));
   const auto start = Clock::now();
   size_t sent = 0;
   Ending end;
@@ -606,7 +623,8 @@ TEST_F(TcpBackpressureTest, ClientThatNeverReadsCannotGrowTheServer) {
   const std::string cbor = Hex("99c350") + std::string(kItems, '\xf4');  // array(50000) of false
   constexpr size_t kResponseBytes = 1 + kItems * 6;  // "[" + "false," ... "false]"
   std::vector<std::string> frames;
-  for (uint32_t id = 1; id <= 2000; ++id) frames.push_back(Frame(kTranscode, id, kCbor, kJson, cbor));
+  for (uint32_t id = 1; id <= 2000; ++id)
+    frames.push_back(Frame(kTranscode, id, kCbor, kJson, cbor));
 
   TcpClient hog = Connect();
   ASSERT_TRUE(hog.connected());
@@ -635,8 +653,8 @@ TEST_F(TcpBackpressureTest, ClientThatNeverReadsCannotGrowTheServer) {
     if (::poll(&p, 1, 1000) == 0) break;  // the server has stopped reading us
   }
   const uint64_t owed = frames_sent * kResponseBytes;
-  std::printf("[ figure ] never-reading client: %zu requests sent, %llu MiB of responses owed\n", frames_sent,
-              static_cast<unsigned long long>(owed >> 20));
+  std::printf("[ figure ] never-reading client: %zu requests sent, %llu MiB of responses owed\n",
+              frames_sent, static_cast<unsigned long long>(owed >> 20));
   ASSERT_LT(frames_sent, frames.size()) << "the server read everything: no backpressure";
   // What a server that honours tcp_max_pending_bytes holds for this connection: 64 KiB of
   // responses plus the one being written (300 KB), a frame and the read-ahead (~256 KiB),
@@ -656,11 +674,13 @@ TEST_F(TcpBackpressureTest, ClientThatNeverReadsCannotGrowTheServer) {
   WaitUntil(
       [&] {
         heap_grew = std::max<uint64_t>(heap_grew, HeapInUse() - std::min(HeapInUse(), heap_before));
-        rss_grew = std::max<uint64_t>(rss_grew, ResidentBytes() - std::min(ResidentBytes(), rss_before));
+        rss_grew =
+            std::max<uint64_t>(rss_grew, ResidentBytes() - std::min(ResidentBytes(), rss_before));
         return heap_grew > kBound;
       },
       milliseconds(500));
-  std::printf("[ figure ] while stalled: heap +%llu KiB, RSS +%llu KiB\n", static_cast<unsigned long long>(heap_grew >> 10),
+  std::printf("[ figure ] while stalled: heap +%llu KiB, RSS +%llu KiB\n",
+              static_cast<unsigned long long>(heap_grew >> 10),
               static_cast<unsigned long long>(rss_grew >> 10));
   EXPECT_LT(heap_grew, kBound);
 #if !defined(__SANITIZE_ADDRESS__)
@@ -699,11 +719,15 @@ TEST_F(TcpServerTest, IdleConnectionsCostLittleMemory) {
     ASSERT_TRUE(clients.back().Call(Frame(kPing, static_cast<uint32_t>(i), 0, 0, "x"))) << i;
   }
   const double heap_each = static_cast<double>(HeapInUse() - heap_before) / kConnections;
-  const double rss_each = static_cast<double>(ResidentBytes() - std::min(ResidentBytes(), rss_before)) / kConnections;
-  std::printf("[ figure ] idle connection after one request: %.0f bytes of heap, %.0f bytes of RSS (user space)\n",
-              heap_each, rss_each);
+  const double rss_each =
+      static_cast<double>(ResidentBytes() - std::min(ResidentBytes(), rss_before)) / kConnections;
+  std::printf(
+      "[ figure ] idle connection after one request: %.0f bytes of heap, %.0f bytes of RSS (user "
+      "space)\n",
+      heap_each, rss_each);
   EXPECT_LT(heap_each, 16 << 10);
-  EXPECT_DOUBLE_EQ(MetricSum(Scrape(server()), "rosetta_connections_active", {"transport=\"tcp\""}), kConnections);
+  EXPECT_DOUBLE_EQ(MetricSum(Scrape(server()), "rosetta_connections_active", {"transport=\"tcp\""}),
+                   kConnections);
 }
 
 // The status byte is the codec's error code number (docs/tcp-protocol.md "Status codes"):
@@ -711,12 +735,15 @@ TEST_F(TcpServerTest, IdleConnectionsCostLittleMemory) {
 TEST(TcpStatusCodes, NumbersMatchTheProtocolTable) {
   using codec::ErrorCode;
   const std::pair<ErrorCode, int> table[] = {
-      {ErrorCode::kTruncated, 1},         {ErrorCode::kSyntax, 2},          {ErrorCode::kInvalidUtf8, 3},
-      {ErrorCode::kDepthExceeded, 4},     {ErrorCode::kInputTooLarge, 5},   {ErrorCode::kOutputTooLarge, 6},
-      {ErrorCode::kStringTooLarge, 7},    {ErrorCode::kTooManyItems, 8},    {ErrorCode::kBudgetExceeded, 9},
-      {ErrorCode::kDuplicateKey, 10},     {ErrorCode::kUnrepresentable, 11}, {ErrorCode::kSchemaMismatch, 12},
-      {ErrorCode::kUnknownMessageType, 13}, {ErrorCode::kTrailingData, 14}, {ErrorCode::kUnsupported, 15},
-      {ErrorCode::kSchemaViolation, 16}, {ErrorCode::kUnknownSchema, 17}, {ErrorCode::kNotDeterministic, 18},
+      {ErrorCode::kTruncated, 1},           {ErrorCode::kSyntax, 2},
+      {ErrorCode::kInvalidUtf8, 3},         {ErrorCode::kDepthExceeded, 4},
+      {ErrorCode::kInputTooLarge, 5},       {ErrorCode::kOutputTooLarge, 6},
+      {ErrorCode::kStringTooLarge, 7},      {ErrorCode::kTooManyItems, 8},
+      {ErrorCode::kBudgetExceeded, 9},      {ErrorCode::kDuplicateKey, 10},
+      {ErrorCode::kUnrepresentable, 11},    {ErrorCode::kSchemaMismatch, 12},
+      {ErrorCode::kUnknownMessageType, 13}, {ErrorCode::kTrailingData, 14},
+      {ErrorCode::kUnsupported, 15},        {ErrorCode::kSchemaViolation, 16},
+      {ErrorCode::kUnknownSchema, 17},      {ErrorCode::kNotDeterministic, 18},
       {ErrorCode::kOverloaded, 19},
   };
   for (auto [code, number] : table) EXPECT_EQ(StatusOf(code), number) << codec::CodeName(code);
@@ -725,7 +752,8 @@ TEST(TcpStatusCodes, NumbersMatchTheProtocolTable) {
 double ProcessCpuMs() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
 int HighestOpenFd() {
@@ -786,20 +814,24 @@ TEST_F(TcpServerTest, BadFramesGetAnErrorAndTheConnectionGoesOn) {
   struct Case {
     const char* what;
     std::string frame;
-    uint32_t id;      // expected response id
-    uint8_t status;   // expected status
-    const char* code; // expected start of the data
+    uint32_t id;       // expected response id
+    uint8_t status;    // expected status
+    const char* code;  // expected start of the data
   };
   std::string type_too_long = Frame(kTranscode, 23, kJson, kCbor, "");
   type_too_long[12] = 0x7f;  // type_len 0x7f00 in a 10-byte body
   const std::vector<Case> cases = {
       {"short frame", Framed("\x01\x03\x00"), 0, StatusOf(codec::ErrorCode::kSyntax), "syntax"},
       {"empty frame", Framed(""), 0, StatusOf(codec::ErrorCode::kSyntax), "syntax"},
-      {"bad version", Frame(kPing, 21, 0, 0, "x", "", 2), 21, StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
-      {"unknown op 9", Frame(9, 22, kJson, kCbor, "1"), 22, StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
-      {"op 0", Frame(0, 24, kJson, kCbor, "1"), 24, StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
+      {"bad version", Frame(kPing, 21, 0, 0, "x", "", 2), 21,
+       StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
+      {"unknown op 9", Frame(9, 22, kJson, kCbor, "1"), 22,
+       StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
+      {"op 0", Frame(0, 24, kJson, kCbor, "1"), 24, StatusOf(codec::ErrorCode::kUnsupported),
+       "unsupported"},
       {"type past the frame", type_too_long, 23, StatusOf(codec::ErrorCode::kSyntax), "syntax"},
-      {"unknown format", Frame(kTranscode, 25, 9, kCbor, "1"), 25, StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
+      {"unknown format", Frame(kTranscode, 25, 9, kCbor, "1"), 25,
+       StatusOf(codec::ErrorCode::kUnsupported), "unsupported"},
   };
   TcpClient c = Connect();
   for (const Case& k : cases) {

@@ -39,8 +39,8 @@ ReaderOutcome ReadJsonInto(bool indexed, std::string_view input, const codec::Li
 
 // The same output, or the same error code, offset and path.
 inline bool SameOutcome(const ReaderOutcome& a, const ReaderOutcome& b) {
-  return a.ok == b.ok && a.output == b.output && a.status.code == b.status.code && a.status.offset == b.status.offset &&
-         a.status.path == b.status.path;
+  return a.ok == b.ok && a.output == b.output && a.status.code == b.status.code &&
+         a.status.offset == b.status.offset && a.status.path == b.status.path;
 }
 
 }  // namespace rosetta::testing

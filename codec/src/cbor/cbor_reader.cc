@@ -27,7 +27,8 @@ bool ScanExtendedTimeMap(const uint8_t* p, const uint8_t* end, uint64_t count, T
     uint64_t key, value;
     if (i == 2 || !integer(&key_major, &key) || !integer(&value_major, &value)) return false;
     if (key_major == 0 && key == 1 && value <= 0x7fffffffffffffffull) {
-      ts->seconds = value_major == 0 ? static_cast<int64_t>(value) : -1 - static_cast<int64_t>(value);
+      ts->seconds =
+          value_major == 0 ? static_cast<int64_t>(value) : -1 - static_cast<int64_t>(value);
       seconds = true;
     } else if (key_major == 1 && key == 8 && value_major == 0 && value <= 999999999) {
       ts->nanos = value;

@@ -42,7 +42,8 @@ class CborReader {
   }
   [[gnu::cold]] bool Truncated(uint64_t offset, uint64_t need) {
     return Fail(ErrorCode::kTruncated, offset,
-                "item claims " + std::to_string(need) + " bytes but " + std::to_string(end_ - pos_) + " remain");
+                "item claims " + std::to_string(need) + " bytes but " +
+                    std::to_string(end_ - pos_) + " remain");
   }
   // Reads the argument that follows an initial byte; false on truncation/reserved values.
   bool Argument(u8 ai, uint64_t start, uint64_t* arg) {
@@ -50,7 +51,9 @@ class CborReader {
       *arg = ai;
       return true;
     }
-    if (ai > 27) return Fail(ErrorCode::kSyntax, start, "reserved additional information " + std::to_string(ai));
+    if (ai > 27)
+      return Fail(ErrorCode::kSyntax, start,
+                  "reserved additional information " + std::to_string(ai));
     size_t n = size_t{1} << (ai - 24);
     if (static_cast<size_t>(end_ - pos_) < n) return Truncated(start, n);
     *arg = LoadBigEndian(pos_, n);
@@ -82,7 +85,8 @@ bool CborReader<S>::ReadString(u8 major, u8 ai, uint64_t start, std::string_view
   }
   *out = {reinterpret_cast<const char*>(pos_), static_cast<size_t>(len)};
   pos_ += len;
-  if (major == 3 && !ValidUtf8(*out)) return Fail(ErrorCode::kInvalidUtf8, start, "text string is not valid UTF-8");
+  if (major == 3 && !ValidUtf8(*out))
+    return Fail(ErrorCode::kInvalidUtf8, start, "text string is not valid UTF-8");
   return true;
 }
 
@@ -101,14 +105,17 @@ bool CborReader<S>::ReadChunks(u8 major, uint64_t start, std::string_view* out) 
     u8 ib = *pos_++;
     if (ib == 0xff) break;
     if ((ib >> 5) != major || (ib & 31) == 31) {
-      return Fail(ErrorCode::kSyntax, chunk_start, "chunk of an indefinite-length string must be a definite string of the same type");
+      return Fail(
+          ErrorCode::kSyntax, chunk_start,
+          "chunk of an indefinite-length string must be a definite string of the same type");
     }
     std::string_view chunk;
     if (!ReadString(major, ib & 31, chunk_start, &chunk)) return false;  // checks UTF-8 per chunk
     total += chunk.size();
     if (total > st_.ctx().limits.max_string_bytes) {
-      return Fail(ErrorCode::kStringTooLarge, start,
-                  "string passes max_string_bytes " + std::to_string(st_.ctx().limits.max_string_bytes));
+      return Fail(
+          ErrorCode::kStringTooLarge, start,
+          "string passes max_string_bytes " + std::to_string(st_.ctx().limits.max_string_bytes));
     }
     only = chunk;
     ++chunks;
@@ -138,10 +145,10 @@ bool CborReader<S>::Read(std::string_view input) {
   begin_ = pos_ = reinterpret_cast<const u8*>(input.data());
   end_ = begin_ + input.size();
   const Limits& limits = st_.ctx().limits;
-  bool tagged = false;      // a tag was read and its item is due
-  int key_tags = 0;         // how many tags the item just read had (2: two or more)
-  uint64_t key_tag = 0;     // its innermost tag
-  uint64_t item = 0;        // where the item being read starts: its first tag, if it has one
+  bool tagged = false;   // a tag was read and its item is due
+  int key_tags = 0;      // how many tags the item just read had (2: two or more)
+  uint64_t key_tag = 0;  // its innermost tag
+  uint64_t item = 0;     // where the item being read starts: its first tag, if it has one
   for (;;) {
     uint64_t start = pos_ - begin_;
     if (!tagged) item = start;
@@ -155,7 +162,8 @@ bool CborReader<S>::Read(std::string_view input) {
       if (f.remaining == kUnknownLength) {
         close = pos_ < end_ && *pos_ == 0xff;
         if (close) {
-          if (f.is_map && (f.index & 1)) return Fail(ErrorCode::kSyntax, start, "break after a map key with no value");
+          if (f.is_map && (f.index & 1))
+            return Fail(ErrorCode::kSyntax, start, "break after a map key with no value");
           ++pos_;
         }
       } else {
@@ -168,7 +176,8 @@ bool CborReader<S>::Read(std::string_view input) {
         goto item_done;
       }
     }
-    if (pos_ >= end_) [[unlikely]] return Fail(ErrorCode::kTruncated, start, "input ends where an item was due");
+    if (pos_ >= end_) [[unlikely]]
+      return Fail(ErrorCode::kTruncated, start, "input ends where an item was due");
     tagged = false;
     {
       const u8 ib = *pos_++;
@@ -201,20 +210,22 @@ bool CborReader<S>::Read(std::string_view input) {
             uint64_t left = static_cast<uint64_t>(end_ - pos_);
             if (arg > left || (is_map && arg > left / 2)) {
               return Fail(ErrorCode::kTruncated, start,
-                          (is_map ? "map claims " : "array claims ") + std::to_string(arg) + " items but " +
-                              std::to_string(left) + " bytes remain");
+                          (is_map ? "map claims " : "array claims ") + std::to_string(arg) +
+                              " items but " + std::to_string(left) + " bytes remain");
             }
             if (arg > limits.max_items) {
               return Fail(ErrorCode::kTooManyItems, start,
-                          std::to_string(arg) + " items pass max_items " + std::to_string(limits.max_items));
+                          std::to_string(arg) + " items pass max_items " +
+                              std::to_string(limits.max_items));
             }
             items = is_map ? arg * 2 : arg;
           }
           // A tag-1001 map key into MessagePack is the timestamp it becomes (docs/formats.md).
-          if (is_map && key_tags != 0 && key_tag == kTagExtendedTime && st_.JudgesTimestampMaps() && st_.AtKey())
-              [[unlikely]] {
+          if (is_map && key_tags != 0 && key_tag == kTagExtendedTime && st_.JudgesTimestampMaps() &&
+              st_.AtKey()) [[unlikely]] {
             Timestamp ts{0, 0};
-            if (ScanExtendedTimeMap(pos_, end_, ai == 31 ? kUnknownLength : arg, &ts) && !st_.TimestampKeyAhead(ts, start)) {
+            if (ScanExtendedTimeMap(pos_, end_, ai == 31 ? kUnknownLength : arg, &ts) &&
+                !st_.TimestampKeyAhead(ts, start)) {
               return SinkFailed(start);
             }
           }
@@ -234,7 +245,7 @@ bool CborReader<S>::Read(std::string_view input) {
           key_tags = key_tags == 0 ? 1 : 2;
           key_tag = arg;
           continue;  // the tagged item follows; together they are one item
-        default: {  // 7: simple values and floats (RFC 8949 3.3)
+        default: {   // 7: simple values and floats (RFC 8949 3.3)
           bool ok;
           kind = KeyKind::kSimple;
           num = ai;
@@ -251,7 +262,9 @@ bool CborReader<S>::Read(std::string_view input) {
             u8 v = *pos_++;
             // RFC 8949 3.3 makes 0xf8 0x00..0x1f not well-formed; 24..31 are kept readable
             // (RFC 7049 and its Appendix A vector simple(24) = f818): docs/formats.md.
-            if (v < 24) return Fail(ErrorCode::kSyntax, start, "simple value " + std::to_string(v) + " in two bytes");
+            if (v < 24)
+              return Fail(ErrorCode::kSyntax, start,
+                          "simple value " + std::to_string(v) + " in two bytes");
             ok = sink_.Simple(v);
             num = v;
           } else if (ai <= 27) {
@@ -270,7 +283,8 @@ bool CborReader<S>::Read(std::string_view input) {
           } else if (ai == 31) {
             return Fail(ErrorCode::kSyntax, start, "break outside an indefinite-length item");
           } else {
-            return Fail(ErrorCode::kSyntax, start, "reserved additional information " + std::to_string(ai));
+            return Fail(ErrorCode::kSyntax, start,
+                        "reserved additional information " + std::to_string(ai));
           }
           if (!ok) return SinkFailed(item);
           break;
@@ -284,7 +298,8 @@ bool CborReader<S>::Read(std::string_view input) {
       if (f.remaining != kUnknownLength) {
         --f.remaining;
       } else if (f.index >= (f.is_map ? limits.max_items * 2 : limits.max_items)) [[unlikely]] {
-        return Fail(ErrorCode::kTooManyItems, start, "container passes max_items " + std::to_string(limits.max_items));
+        return Fail(ErrorCode::kTooManyItems, start,
+                    "container passes max_items " + std::to_string(limits.max_items));
       }
       ++f.index;
       if (f.is_map && (f.index & 1)) {

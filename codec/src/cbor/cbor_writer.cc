@@ -11,8 +11,8 @@ bool CborWriter::RoomExact(size_t exact) {
 
 bool CborWriter::OutputFull() {
   if (out_.over_limit()) {
-    return ctx_.Fail(ErrorCode::kOutputTooLarge,
-                     "output would pass max_output_bytes " + std::to_string(ctx_.limits.max_output_bytes));
+    return ctx_.Fail(ErrorCode::kOutputTooLarge, "output would pass max_output_bytes " +
+                                                     std::to_string(ctx_.limits.max_output_bytes));
   }
   return ctx_.BudgetExceeded(out_.capacity());
 }

@@ -70,13 +70,16 @@ class CborWriter {
   // Room for n bytes. Hot paths ask for a bound (9 for any head); `exact`, what will really
   // be written, is tried before refusing, so an output of exactly max_output_bytes fits.
   bool Room(size_t n, size_t exact) {
-    if (out_.Ensure(n)) [[likely]] return true;
+    if (out_.Ensure(n)) [[likely]]
+      return true;
     return RoomExact(exact);
   }
   bool Room(size_t n) { return Room(n, n); }
   [[gnu::cold]] bool RoomExact(size_t exact);
   [[gnu::cold]] bool OutputFull();
-  static size_t HeadSize(uint64_t v) { return v < 24 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9; }
+  static size_t HeadSize(uint64_t v) {
+    return v < 24 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9;
+  }
   bool Byte(uint8_t b) {
     ++stack_.top().count;
     if (!Room(1)) return false;

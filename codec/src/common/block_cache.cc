@@ -8,7 +8,7 @@ namespace rosetta::codec {
 namespace {
 
 constexpr size_t kMinBlock = 64;
-constexpr int kClasses = 13;         // 64 B .. 256 KiB
+constexpr int kClasses = 13;  // 64 B .. 256 KiB
 constexpr int kPerClass = 4;
 constexpr size_t kMaxKept = 1 << 20;  // bytes kept per thread
 
@@ -57,7 +57,9 @@ ThreadBlocks& Blocks() {
 
 }  // namespace
 
-size_t CachedBlockSize(size_t bytes) { return bytes <= kMinBlock ? kMinBlock : std::bit_ceil(bytes); }
+size_t CachedBlockSize(size_t bytes) {
+  return bytes <= kMinBlock ? kMinBlock : std::bit_ceil(bytes);
+}
 
 void* CachedAlloc(size_t size) { return Blocks().Take(size); }
 

@@ -55,7 +55,8 @@ class BudgetVector {
     const size_t bytes = CachedBlockSize(cap * sizeof(T));
     if (!ctx_.budget.Charge(bytes - block_bytes_)) return ctx_.BudgetExceeded(bytes - block_bytes_);
     T* p = static_cast<T*>(CachedAlloc(bytes));
-    if (size_ != 0) std::memcpy(static_cast<void*>(p), static_cast<const void*>(data_), size_ * sizeof(T));
+    if (size_ != 0)
+      std::memcpy(static_cast<void*>(p), static_cast<const void*>(data_), size_ * sizeof(T));
     if (block_bytes_) CachedFree(data_, block_bytes_);
     data_ = p;
     cap_ = bytes / sizeof(T);

@@ -15,7 +15,8 @@ namespace rosetta::codec {
 // error. A writer records an error with Fail and returns false; the reader then adds the
 // offset and path it knows (Locate) and stops.
 struct Context {
-  Context(const Limits& l, const MappingOptions& o) : limits(l), options(o), budget(l.max_alloc_bytes) {}
+  Context(const Limits& l, const MappingOptions& o)
+      : limits(l), options(o), budget(l.max_alloc_bytes) {}
 
   const Limits& limits;
   const MappingOptions& options;
@@ -45,7 +46,8 @@ struct Context {
     return false;
   }
   [[gnu::cold]] bool BudgetExceeded(uint64_t bytes) {
-    return Fail(ErrorCode::kBudgetExceeded, "allocating " + std::to_string(bytes) + " bytes would pass max_alloc_bytes " +
+    return Fail(ErrorCode::kBudgetExceeded, "allocating " + std::to_string(bytes) +
+                                                " bytes would pass max_alloc_bytes " +
                                                 std::to_string(limits.max_alloc_bytes));
   }
 };

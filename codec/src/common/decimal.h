@@ -100,11 +100,14 @@ inline __m128i SixteenDigits(uint32_t a, uint32_t b) {
   const __m128i v = _mm_set_epi64x(b, a);
   const __m128i q = _mm_srli_epi64(_mm_mul_epu32(v, _mm_set1_epi64x(0xD1B71759)), 45);
   // 4 x u32 in text order: a / 10^4, a % 10^4, b / 10^4, b % 10^4.
-  const __m128i x = _mm_or_si128(q, _mm_slli_epi64(_mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi64x(10000))), 32));
+  const __m128i x = _mm_or_si128(
+      q, _mm_slli_epi64(_mm_sub_epi32(v, _mm_mul_epu32(q, _mm_set1_epi64x(10000))), 32));
   const __m128i h = _mm_srli_epi32(_mm_mullo_epi32(x, _mm_set1_epi32(5243)), 19);
-  const __m128i pairs = _mm_sub_epi32(_mm_slli_epi32(x, 16), _mm_mullo_epi32(h, _mm_set1_epi32(100 * 65536 - 1)));
+  const __m128i pairs =
+      _mm_sub_epi32(_mm_slli_epi32(x, 16), _mm_mullo_epi32(h, _mm_set1_epi32(100 * 65536 - 1)));
   const __m128i tens = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
-  const __m128i digits = _mm_sub_epi16(_mm_slli_epi16(pairs, 8), _mm_mullo_epi16(tens, _mm_set1_epi16(10 * 256 - 1)));
+  const __m128i digits =
+      _mm_sub_epi16(_mm_slli_epi16(pairs, 8), _mm_mullo_epi16(tens, _mm_set1_epi16(10 * 256 - 1)));
   return _mm_add_epi8(digits, _mm_set1_epi8('0'));
 }
 #endif

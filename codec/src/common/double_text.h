@@ -46,7 +46,8 @@ inline char* LongFraction(char* p, uint64_t sig, int whole) {
   const auto low = static_cast<uint32_t>(sig - high * 100000000);
   if constexpr (n == 17) {
     const auto lead = static_cast<uint32_t>(high / 100000000);  // 1..9
-    const __m128i rest = SixteenDigits(static_cast<uint32_t>(high - uint64_t{lead} * 100000000), low);
+    const __m128i rest =
+        SixteenDigits(static_cast<uint32_t>(high - uint64_t{lead} * 100000000), low);
     const __m128i digits = _mm_alignr_epi8(rest, _mm_set1_epi8(static_cast<char>('0' + lead)), 15);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), PointAfter(digits, whole));
     const auto tail = static_cast<uint16_t>(_mm_extract_epi16(rest, 7));  // the last two digits
@@ -64,7 +65,8 @@ inline char* LongFraction(char* p, uint64_t sig, int whole) {
 inline char* ShortFraction(char* p, uint64_t sig, int n, int whole) {
   const uint64_t wide = sig * kPowersOf10[16 - n];
   const uint64_t high = wide / 100000000;
-  const __m128i digits = SixteenDigits(static_cast<uint32_t>(high), static_cast<uint32_t>(wide - high * 100000000));
+  const __m128i digits =
+      SixteenDigits(static_cast<uint32_t>(high), static_cast<uint32_t>(wide - high * 100000000));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(p), PointAfter(digits, whole));
   return p + n + 1;
 }

@@ -11,9 +11,12 @@ inline double HalfToDouble(uint16_t half) {
   int exp = (half >> 10) & 0x1f;
   int mant = half & 0x3ff;
   double val;
-  if (exp == 0) val = std::ldexp(mant, -24);
-  else if (exp != 31) val = std::ldexp(mant + 1024, exp - 25);
-  else val = mant == 0 ? INFINITY : NAN;
+  if (exp == 0)
+    val = std::ldexp(mant, -24);
+  else if (exp != 31)
+    val = std::ldexp(mant + 1024, exp - 25);
+  else
+    val = mant == 0 ? INFINITY : NAN;
   return (half & 0x8000) ? -val : val;
 }
 
@@ -45,7 +48,7 @@ inline bool DoubleToHalf(double d, uint16_t* out) {
     *out = static_cast<uint16_t>(sign | ((e + 15) << 10) | (mant >> 13));
     return true;
   }
-  if (e >= -24 && e < -14) {  // half subnormal: value = m * 2^-24
+  if (e >= -24 && e < -14) {          // half subnormal: value = m * 2^-24
     uint32_t full = mant | 0x800000;  // 1.mant * 2^e = full * 2^(e-23)
     int shift = -14 - e + 13;         // full >> shift = m
     if (full & ((1u << shift) - 1)) return false;

@@ -60,8 +60,10 @@ uint64_t HashKey(KeyKind kind, std::string_view key, uint64_t num, uint64_t tag)
 
 }  // namespace
 
-KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag) {
-  if (!entries_.Push(Entry{0, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num,
+                                    uint64_t tag) {
+  if (!entries_.Push(Entry{0, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind}))
+    return kNoBudget;
   for (uint32_t i = scope.first; i < entries_.size(); ++i) {
     Entry& e = entries_[i];
     e.hash = HashKey(e.kind, {e.data, e.size}, e.num, e.tag);
@@ -73,7 +75,8 @@ KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view
   return kInserted;
 }
 
-KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag) {
+KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num,
+                                    uint64_t tag) {
   const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
   const uint64_t hash = HashKey(kind, key, num, tag);
   const uint32_t mask = scope.table_size - 1;
@@ -84,7 +87,8 @@ KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view
     if (e == 0) break;
     if (SameKey(entries_[e - 1], kind, key, num, tag, hash)) return kDuplicate;
   }
-  if (!entries_.Push(Entry{hash, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+  if (!entries_.Push(Entry{hash, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind}))
+    return kNoBudget;
   if ((count + 1) * 2 > scope.table_size) {  // past half full: a table twice the size
     if (!Rehash(scope, count + 1)) {
       entries_.Pop();
@@ -99,7 +103,8 @@ KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view
 bool KeySet::Rehash(Scope& scope, uint32_t keys) {
   uint32_t size = scope.table_size ? scope.table_size : 32;
   while (keys * 2 > size) size *= 2;
-  const uint32_t base = static_cast<uint32_t>(tables_.size());  // the innermost map's table is on top
+  const uint32_t base =
+      static_cast<uint32_t>(tables_.size());  // the innermost map's table is on top
   const uint32_t start = scope.table_size ? scope.table : base;
   if (!tables_.Reserve(size_t{start} + size)) return false;
   tables_.Truncate(size_t{start} + size);

@@ -13,17 +13,32 @@ namespace rosetta::codec {
 // CBOR number (false 20, true 21, null 22, undefined 23). kOther keys (containers, items
 // under several tags) are not compared.
 enum class KeyKind : uint8_t {
-  kNone, kText, kBytes, kUint, kNegInt, kTaggedText, kTaggedBytes, kTaggedUint, kTaggedNegInt, kFloat, kSimple, kOther
+  kNone,
+  kText,
+  kBytes,
+  kUint,
+  kNegInt,
+  kTaggedText,
+  kTaggedBytes,
+  kTaggedUint,
+  kTaggedNegInt,
+  kFloat,
+  kSimple,
+  kOther
 };
 
 // The tagged kind of a content kind (kText .. kNegInt).
 constexpr KeyKind Tagged(KeyKind content) {
-  return static_cast<KeyKind>(static_cast<uint8_t>(content) + (static_cast<uint8_t>(KeyKind::kTaggedText) - static_cast<uint8_t>(KeyKind::kText)));
+  return static_cast<KeyKind>(
+      static_cast<uint8_t>(content) +
+      (static_cast<uint8_t>(KeyKind::kTaggedText) - static_cast<uint8_t>(KeyKind::kText)));
 }
 // The content kind of a tagged kind; other kinds are returned as they are.
 constexpr KeyKind Untagged(KeyKind kind) {
   return kind >= KeyKind::kTaggedText && kind <= KeyKind::kTaggedNegInt
-             ? static_cast<KeyKind>(static_cast<uint8_t>(kind) - (static_cast<uint8_t>(KeyKind::kTaggedText) - static_cast<uint8_t>(KeyKind::kText)))
+             ? static_cast<KeyKind>(static_cast<uint8_t>(kind) -
+                                    (static_cast<uint8_t>(KeyKind::kTaggedText) -
+                                     static_cast<uint8_t>(KeyKind::kText)))
              : kind;
 }
 
@@ -53,10 +68,13 @@ class KeySet {
     if (scope.table_size != 0) return InsertHashed(scope, kind, key, num, tag);
     const uint64_t fp = Fingerprint(key, num) ^ tag;
     for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-      if (SameKey(entries_[i], kind, key, num, tag, fp)) [[unlikely]] return kDuplicate;
+      if (SameKey(entries_[i], kind, key, num, tag, fp)) [[unlikely]]
+        return kDuplicate;
     }
-    if (entries_.size() - scope.first >= kLinearKeys) [[unlikely]] return StartHashing(scope, kind, key, num, tag);
-    if (!entries_.Push(Entry{fp, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind})) return kNoBudget;
+    if (entries_.size() - scope.first >= kLinearKeys) [[unlikely]]
+      return StartHashing(scope, kind, key, num, tag);
+    if (!entries_.Push(Entry{fp, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind}))
+      return kNoBudget;
     return kInserted;
   }
 
@@ -75,8 +93,10 @@ class KeySet {
     uint32_t table;       // where its table starts in tables_
     uint32_t table_size;  // 0: linear; else a power of two, at least twice its keys
   };
-  static bool SameKey(const Entry& e, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag, uint64_t hash) {
-    return e.hash == hash && e.kind == kind && e.num == num && e.tag == tag && e.size == key.size() &&
+  static bool SameKey(const Entry& e, KeyKind kind, std::string_view key, uint64_t num,
+                      uint64_t tag, uint64_t hash) {
+    return e.hash == hash && e.kind == kind && e.num == num && e.tag == tag &&
+           e.size == key.size() &&
            (key.empty() || __builtin_memcmp(e.data, key.data(), key.size()) == 0);
   }
   // For the linear search of small maps: a word that differs for most distinct keys (the
@@ -107,7 +127,8 @@ class KeySet {
   Result InsertHashed(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag);
   // The key after the first kLinearKeys of a map (known not to be among them): from now
   // on the map is hashed.
-  [[gnu::noinline]] Result StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num, uint64_t tag);
+  [[gnu::noinline]] Result StartHashing(Scope& scope, KeyKind kind, std::string_view key,
+                                        uint64_t num, uint64_t tag);
   // Gives the innermost map a table for `keys` keys (load factor at most 1/2) and indexes
   // its entries into it; false when the budget refuses.
   bool Rehash(Scope& scope, uint32_t keys);

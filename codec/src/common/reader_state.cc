@@ -8,9 +8,12 @@ namespace {
 
 void AppendEscaped(std::string& out, std::string_view token) {
   for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
 }
 
@@ -25,7 +28,8 @@ void AppendKey(std::string& out, const Frame& f) {
       break;
     case KeyKind::kNegInt:
       out += '-';
-      out += f.key_num == ~uint64_t{0} ? std::string("18446744073709551616") : std::to_string(f.key_num + 1);
+      out += f.key_num == ~uint64_t{0} ? std::string("18446744073709551616")
+                                       : std::to_string(f.key_num + 1);
       break;
     case KeyKind::kFloat: {
       char text[32];
@@ -35,11 +39,20 @@ void AppendKey(std::string& out, const Frame& f) {
     }
     case KeyKind::kSimple:
       switch (f.key_num) {
-        case 20: out += "false"; break;
-        case 21: out += "true"; break;
-        case 22: out += "null"; break;
-        case 23: out += "undefined"; break;
-        default: out += "simple(" + std::to_string(f.key_num) + ")";
+        case 20:
+          out += "false";
+          break;
+        case 21:
+          out += "true";
+          break;
+        case 22:
+          out += "null";
+          break;
+        case 23:
+          out += "undefined";
+          break;
+        default:
+          out += "simple(" + std::to_string(f.key_num) + ")";
       }
       break;
     default:
@@ -70,7 +83,8 @@ bool ReaderState::DuplicateKey(uint64_t offset) {
   return FailAt(ErrorCode::kDuplicateKey, offset, "duplicate map key \"" + key + "\"");
 }
 
-bool ReaderState::TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset) {
+bool ReaderState::TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag,
+                            int tags, uint64_t offset) {
   KeyKind kind = content;  // the identity: the content's, unless a rule below keeps the tag
   uint64_t kept_tag = 0;
   Timestamp ts{0, 0};
@@ -128,7 +142,8 @@ bool ReaderState::TimestampKey(const Timestamp& ts, uint64_t offset) {
   return ColdKey(kind, {}, num, offset, kTagEpochTime);
 }
 
-bool ReaderState::ColdKey(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag) {
+bool ReaderState::ColdKey(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset,
+                          uint64_t tag) {
   return Key(kind, bytes, num, offset, tag);
 }
 

@@ -17,10 +17,11 @@ namespace rosetta::codec {
 // key of the current value (for the error path). Readers keep these on an explicit stack:
 // nesting never recurses on the machine stack.
 struct Frame {
-  uint64_t remaining;  // items (keys and values counted apart) still due; kUnknownLength if not given
-  uint64_t index;      // items completed at this level
-  const char* key;     // current key (text or bytes) or null
-  uint64_t key_num;    // current key when it is an integer
+  uint64_t
+      remaining;     // items (keys and values counted apart) still due; kUnknownLength if not given
+  uint64_t index;    // items completed at this level
+  const char* key;   // current key (text or bytes) or null
+  uint64_t key_num;  // current key when it is an integer
   uint32_t key_size;
   KeyKind key_kind;
   bool is_map;
@@ -35,7 +36,8 @@ class ReaderState {
         check_keys_(!ctx.options.allow_duplicate_keys),
         json_member_names_(ctx.json_member_names),
         tags_kept_(ctx.tags_kept),
-        low_ints_as_doubles_(ctx.options.bignum_as_double && !ctx.tags_kept && !ctx.json_member_names),
+        low_ints_as_doubles_(ctx.options.bignum_as_double && !ctx.tags_kept &&
+                             !ctx.json_member_names),
         frames_(ctx),
         keys_(ctx) {}
 
@@ -46,7 +48,8 @@ class ReaderState {
 
   // Depth is checked on every container open (max_depth counts open containers).
   bool Open(bool is_map, uint64_t remaining, uint64_t offset) {
-    if (frames_.size() >= ctx_.limits.max_depth) [[unlikely]] return DepthExceeded(offset);
+    if (frames_.size() >= ctx_.limits.max_depth) [[unlikely]]
+      return DepthExceeded(offset);
     if (is_map && check_keys_ && !keys_.Open()) return false;
     return frames_.Push(Frame{remaining, 0, nullptr, 0, 0, KeyKind::kNone, is_map});
   }
@@ -55,11 +58,15 @@ class ReaderState {
     frames_.Pop();
   }
   // True when the next item of the innermost map is a key.
-  bool AtKey() const { return !frames_.empty() && frames_[frames_.size() - 1].is_map && (frames_[frames_.size() - 1].index & 1) == 0; }
+  bool AtKey() const {
+    return !frames_.empty() && frames_[frames_.size() - 1].is_map &&
+           (frames_[frames_.size() - 1].index & 1) == 0;
+  }
 
   // Records a completed key of the innermost map and refuses a duplicate. A tagged kind
   // carries its tag in `tag`.
-  [[gnu::always_inline]] bool Key(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag = 0) {
+  [[gnu::always_inline]] bool Key(KeyKind kind, std::string_view bytes, uint64_t num,
+                                  uint64_t offset, uint64_t tag = 0) {
     Frame& f = frames_.back();
     f.key_kind = kind;
     f.key = bytes.data();
@@ -70,15 +77,19 @@ class ReaderState {
         (bytes[0] == '-' || (bytes[0] >= '0' && bytes[0] <= '9'))) [[unlikely]] {
       CanonicalInteger(bytes, &kind, &num);  // "12" is the member an integer key 12 becomes
     }
-    if (kind == KeyKind::kNegInt && num > 0x7fffffffffffffffull && low_ints_as_doubles_) [[unlikely]] {
+    if (kind == KeyKind::kNegInt && num > 0x7fffffffffffffffull && low_ints_as_doubles_)
+        [[unlikely]] {
       kind = KeyKind::kFloat;  // below -2^63: the double MessagePack gets
       num = FloatKey(NegIntToDouble(num));
     }
     const KeyKind content = Untagged(kind);
-    if (content == KeyKind::kSimple && num == 23 && !tags_kept_) [[unlikely]] num = 22;  // undefined is null there
+    if (content == KeyKind::kSimple && num == 23 && !tags_kept_) [[unlikely]]
+      num = 22;  // undefined is null there
     const bool by_value = content != KeyKind::kText && content != KeyKind::kBytes;
-    KeySet::Result r = keys_.Insert(kind, by_value ? std::string_view() : bytes, by_value ? num : 0, tag);
-    if (r == KeySet::kInserted) [[likely]] return true;
+    KeySet::Result r =
+        keys_.Insert(kind, by_value ? std::string_view() : bytes, by_value ? num : 0, tag);
+    if (r == KeySet::kInserted) [[likely]]
+      return true;
     if (r == KeySet::kNoBudget) return false;
     return DuplicateKey(offset);
   }
@@ -95,7 +106,8 @@ class ReaderState {
   //   is the integer it becomes, or with bignum_as_double beyond 64 bits the double.
   // - JSON drops the tags: the content, a bignum as the integer it becomes.
   // A bignum beyond 64 bits is otherwise its tag and its magnitude without leading zeros.
-  [[gnu::cold]] bool TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag, int tags, uint64_t offset);
+  [[gnu::cold]] bool TaggedKey(KeyKind content, std::string_view bytes, uint64_t num, uint64_t tag,
+                               int tags, uint64_t offset);
 
   // True when a tag-1001 map key becomes a compared key: into MessagePack, where it is a
   // timestamp (CborReader::ExtendedTimeKey).
@@ -114,7 +126,9 @@ class ReaderState {
   [[gnu::cold]] bool TimestampKey(const Timestamp& ts, uint64_t offset);
 
   // A float key's value: the bits of its double, every NaN as the one quiet NaN.
-  static uint64_t FloatKey(double d) { return d != d ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(d); }
+  static uint64_t FloatKey(double d) {
+    return d != d ? 0x7ff8000000000000ull : std::bit_cast<uint64_t>(d);
+  }
 
   // Records the current key for the error path only (keys unique by construction).
   void SetKey(KeyKind kind, std::string_view bytes, uint64_t num) {
@@ -148,7 +162,9 @@ class ReaderState {
   static void CanonicalInteger(std::string_view text, KeyKind* kind, uint64_t* num) {
     const bool negative = text[0] == '-';
     std::string_view digits = negative ? text.substr(1) : text;
-    if (digits.empty() || digits.size() > 20 || (digits[0] == '0' && (digits.size() > 1 || negative))) return;
+    if (digits.empty() || digits.size() > 20 ||
+        (digits[0] == '0' && (digits.size() > 1 || negative)))
+      return;
     uint64_t v = 0;
     for (char c : digits) {
       if (c < '0' || c > '9') return;
@@ -172,7 +188,8 @@ class ReaderState {
   }
   [[gnu::cold]] bool DuplicateKey(uint64_t offset);
   // Key, out of line: one copy for the rare keys (TaggedKey, TimestampKey).
-  [[gnu::cold, gnu::noinline]] bool ColdKey(KeyKind kind, std::string_view bytes, uint64_t num, uint64_t offset, uint64_t tag);
+  [[gnu::cold, gnu::noinline]] bool ColdKey(KeyKind kind, std::string_view bytes, uint64_t num,
+                                            uint64_t offset, uint64_t tag);
 
   Context& ctx_;
   const bool check_keys_;

@@ -9,10 +9,26 @@ namespace rosetta::codec {
 namespace {
 
 constexpr std::array<std::string_view, kErrorCodeCount> kCodeNames = {
-    "ok",           "truncated",        "syntax",          "invalid_utf8",      "depth_exceeded", "input_too_large",
-    "output_too_large", "string_too_large", "too_many_items", "budget_exceeded", "duplicate_key",  "unrepresentable",
-    "schema_mismatch",  "unknown_message_type", "trailing_data", "unsupported", "schema_violation", "unknown_schema",
-    "not_deterministic", "overloaded",
+    "ok",
+    "truncated",
+    "syntax",
+    "invalid_utf8",
+    "depth_exceeded",
+    "input_too_large",
+    "output_too_large",
+    "string_too_large",
+    "too_many_items",
+    "budget_exceeded",
+    "duplicate_key",
+    "unrepresentable",
+    "schema_mismatch",
+    "unknown_message_type",
+    "trailing_data",
+    "unsupported",
+    "schema_violation",
+    "unknown_schema",
+    "not_deterministic",
+    "overloaded",
 };
 // One name per code, the last one filled: a code added to the enum without its name (or
 // a name without its code) does not compile.

@@ -32,7 +32,8 @@ inline bool ValidUtf8(std::string_view s) {
   } else {
     for (; i < n; ++i) high |= static_cast<uint8_t>(p[i]);
   }
-  if ((high & 0x8080808080808080ull) == 0) [[likely]] return true;
+  if ((high & 0x8080808080808080ull) == 0) [[likely]]
+    return true;
   return ValidUtf8Simd(s);
 }
 // Offset of the first byte that does not begin a well-formed sequence (s.size() when s is

@@ -22,7 +22,8 @@ class WriterStack {
     levels_.Push(WriterLevel{0, 0, false, false});  // the root holds the one top-level item
   }
   [[gnu::always_inline]] bool Push(WriterLevel level) {
-    if (levels_.size() > ctx_.limits.max_depth) [[unlikely]] return DepthExceeded();
+    if (levels_.size() > ctx_.limits.max_depth) [[unlikely]]
+      return DepthExceeded();
     return levels_.Push(level);
   }
   WriterLevel Pop() {
@@ -35,8 +36,8 @@ class WriterStack {
 
  private:
   [[gnu::cold, gnu::noinline]] bool DepthExceeded() {
-    return ctx_.Fail(ErrorCode::kDepthExceeded,
-                     "writer: nesting deeper than max_depth " + std::to_string(ctx_.limits.max_depth));
+    return ctx_.Fail(ErrorCode::kDepthExceeded, "writer: nesting deeper than max_depth " +
+                                                    std::to_string(ctx_.limits.max_depth));
   }
 
   Context& ctx_;

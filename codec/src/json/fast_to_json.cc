@@ -36,8 +36,9 @@ bool NextFloat64(const uint8_t*& p, const uint8_t* end, double* d) {
 enum class Tok : uint8_t { kUint, kNegInt, kText, kArray, kMap, kFalse, kTrue, kNull, kDouble };
 struct Item {
   Tok tok;
-  uint64_t u = 0; // kUint: the value; kNegInt: n for -1 - n; kText: the length; containers: the count
-  double d = 0;   // kDouble
+  uint64_t u =
+      0;  // kUint: the value; kNegInt: n for -1 - n; kText: the length; containers: the count
+  double d = 0;  // kDouble
 };
 
 // CBOR (RFC 8949): the items the fast loop takes. False on anything else, and when an
@@ -48,16 +49,24 @@ struct CborItems {
     *len = ib & 31;
     return (ib >> 5) == 3 && *len < 24;
   }
-  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) { return NextFloat64<0xfb>(p, end, d); }
+  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) {
+    return NextFloat64<0xfb>(p, end, d);
+  }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t ib = *p++;
     const uint8_t ai = ib & 31;
     const uint8_t major = ib >> 5;
     if (major == 7) {
       switch (ai) {
-        case 20: it->tok = Tok::kFalse; return true;
-        case 21: it->tok = Tok::kTrue; return true;
-        case 22: it->tok = Tok::kNull; return true;
+        case 20:
+          it->tok = Tok::kFalse;
+          return true;
+        case 21:
+          it->tok = Tok::kTrue;
+          return true;
+        case 22:
+          it->tok = Tok::kNull;
+          return true;
         case 25:
         case 26:
         case 27: {
@@ -71,7 +80,8 @@ struct CborItems {
                              : std::bit_cast<double>(v);
           return true;
         }
-        default: return false;
+        default:
+          return false;
       }
     }
     if (major == 2 || major == 6 || ai > 27) return false;  // bytes, tags, indefinite or reserved
@@ -82,7 +92,8 @@ struct CborItems {
       arg = LoadBigEndian(p, n);
       p += n;
     }
-    static constexpr Tok kTok[6] = {Tok::kUint, Tok::kNegInt, Tok::kUint, Tok::kText, Tok::kArray, Tok::kMap};
+    static constexpr Tok kTok[6] = {Tok::kUint, Tok::kNegInt, Tok::kUint,
+                                    Tok::kText, Tok::kArray,  Tok::kMap};
     it->tok = kTok[major];
     it->u = arg;
     return !(major == 1 && arg == ~uint64_t{0});  // -2^64: the general path prints it
@@ -97,7 +108,9 @@ struct MsgpackItems {
     *len = b & 31;
     return (b & 0xe0) == 0xa0;
   }
-  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) { return NextFloat64<0xcb>(p, end, d); }
+  static bool NextDouble(const uint8_t*& p, const uint8_t* end, double* d) {
+    return NextFloat64<0xcb>(p, end, d);
+  }
   static bool Next(const uint8_t*& p, const uint8_t* end, Item* it) {
     const uint8_t b = *p++;
     if (b <= 0x7f) {
@@ -123,9 +136,15 @@ struct MsgpackItems {
     };
     uint64_t v;
     switch (b) {
-      case 0xc0: it->tok = Tok::kNull; return true;
-      case 0xc2: it->tok = Tok::kFalse; return true;
-      case 0xc3: it->tok = Tok::kTrue; return true;
+      case 0xc0:
+        it->tok = Tok::kNull;
+        return true;
+      case 0xc2:
+        it->tok = Tok::kFalse;
+        return true;
+      case 0xc3:
+        it->tok = Tok::kTrue;
+        return true;
       case 0xca:
         if (!fixed(4, &v)) return false;
         it->tok = Tok::kDouble;
@@ -207,7 +226,8 @@ bool FastToJson<Items>::Run() {
   char* o = out_.cursor();
   char* lim = out_.room_end();
   auto room = [&](size_t n) {
-    if (static_cast<size_t>(lim - o) >= n) [[likely]] return true;
+    if (static_cast<size_t>(lim - o) >= n) [[likely]]
+      return true;
     out_.Advance(o - out_.cursor());
     const bool ok = out_.Ensure(n);
     o = out_.cursor();
@@ -277,7 +297,8 @@ bool FastToJson<Items>::Run() {
           return finish(false);
         }
         if (!text(it, &key)) return finish(false);
-        if (check_keys_ && keys_.Insert(KeyKind::kText, key) != KeySet::kInserted) return finish(false);
+        if (check_keys_ && keys_.Insert(KeyKind::kText, key) != KeySet::kInserted)
+          return finish(false);
         if (!string(key, ':')) return finish(false);
         --l.remaining;  // its value follows at once: no separator, nothing to close
       }
@@ -327,7 +348,8 @@ bool FastToJson<Items>::Run() {
             break;
           }
         }
-        if (!stack_.Push(Level{is_map ? n * 2 : n - done, is_map, done == 0}) || !room(1)) return finish(false);
+        if (!stack_.Push(Level{is_map ? n * 2 : n - done, is_map, done == 0}) || !room(1))
+          return finish(false);
         top = &stack_.back();
         if (is_map) *o++ = '{';
         break;
@@ -336,7 +358,11 @@ bool FastToJson<Items>::Run() {
       case Tok::kTrue:
       case Tok::kNull:
         if (!room(5)) return finish(false);
-        std::memcpy(o, it.tok == Tok::kFalse ? "false" : it.tok == Tok::kTrue ? "true " : "null ", 5);
+        std::memcpy(o,
+                    it.tok == Tok::kFalse  ? "false"
+                    : it.tok == Tok::kTrue ? "true "
+                                           : "null ",
+                    5);
         o += it.tok == Tok::kFalse ? 5 : 4;
         break;
       case Tok::kDouble: {
@@ -345,7 +371,9 @@ bool FastToJson<Items>::Run() {
         for (;;) {
           if (!std::isfinite(d) || !room(33)) return finish(false);  // and a ','
           o = WriteJsonDouble(o, d);
-          if (top == nullptr || top->is_map || top->remaining == 0 || !Items::NextDouble(p, end, &d)) break;
+          if (top == nullptr || top->is_map || top->remaining == 0 ||
+              !Items::NextDouble(p, end, &d))
+            break;
           --top->remaining;
           *o++ = ',';
         }

@@ -19,7 +19,8 @@ bool WriteJsonString(OutputBuffer& out, std::string_view s);
 
 namespace json_escape {
 
-static_assert(std::endian::native == std::endian::little, "WriteJsonStringBounded reads words little-endian");
+static_assert(std::endian::native == std::endian::little,
+              "WriteJsonStringBounded reads words little-endian");
 
 // For each byte: 0 when it is copied as it is, else the letter after the backslash
 // ('u' for \u00XX).

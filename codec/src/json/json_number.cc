@@ -14,7 +14,8 @@ inline bool IsDigit(char c) { return static_cast<unsigned>(c - '0') < 10; }
 constexpr size_t kMaxIntegerDigits = 4300;
 
 // Decimal digits to big-endian magnitude bytes; minus_one subtracts 1 (for tag 3).
-bool DigitsToMagnitude(std::string_view digits, bool minus_one, Scratch& scratch, std::string_view* out) {
+bool DigitsToMagnitude(std::string_view digits, bool minus_one, Scratch& scratch,
+                       std::string_view* out) {
   std::vector<uint32_t> limbs;  // little-endian base 2^32; bounded by kMaxIntegerDigits
   limbs.reserve(digits.size() / 9 + 2);
   size_t i = 0;
@@ -58,7 +59,8 @@ bool DigitsToMagnitude(std::string_view digits, bool minus_one, Scratch& scratch
 
 }  // namespace
 
-NumberScan ScanJsonNumber(const char* p, const char* end, size_t* len, JsonNumber* out, Scratch& scratch) {
+NumberScan ScanJsonNumber(const char* p, const char* end, size_t* len, JsonNumber* out,
+                          Scratch& scratch) {
   const char* const start = p;
   const bool negative = *p == '-';
   if (negative) ++p;
@@ -132,7 +134,8 @@ NumberScan ScanJsonNumber(const char* p, const char* end, size_t* len, JsonNumbe
   }
   if (digits > kMaxIntegerDigits) return NumberScan::kTooLong;
   out->kind = JsonNumber::kBignum;
-  if (!DigitsToMagnitude({int_begin, digits}, negative, scratch, &out->bignum)) return NumberScan::kNoBudget;
+  if (!DigitsToMagnitude({int_begin, digits}, negative, scratch, &out->bignum))
+    return NumberScan::kNoBudget;
   return NumberScan::kOk;
 }
 

@@ -41,7 +41,8 @@ inline bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == 
 // Whether the n bytes at p hold a backslash. Reads whole words, up to 7 bytes past p + n:
 // only for padded input.
 inline bool HasBackslash(const char* p, size_t n) {
-  static_assert(std::endian::native == std::endian::little, "bytes are found by their place in a little-endian word");
+  static_assert(std::endian::native == std::endian::little,
+                "bytes are found by their place in a little-endian word");
   if (n >= 64) return std::memchr(p, '\\', n) != nullptr;
   constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
   for (size_t k = 0; k < n; k += 8) {
@@ -57,18 +58,19 @@ inline bool HasBackslash(const char* p, size_t n) {
 // When the 8 bytes at p are all digits, their value (p[0] the most significant): the
 // multiply-and-shift reduction of one 64-bit word, pairs, then fours, then the eight.
 inline bool EightDigits(const char* p, uint64_t* v) {
-  static_assert(std::endian::native == std::endian::little, "digits are found by their place in a little-endian word");
+  static_assert(std::endian::native == std::endian::little,
+                "digits are found by their place in a little-endian word");
   uint64_t w;
   std::memcpy(&w, p, 8);
   // Every byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3.
-  if (((w & 0xF0F0F0F0F0F0F0F0ull) | (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
-      0x3333333333333333ull) {
+  if (((w & 0xF0F0F0F0F0F0F0F0ull) |
+       (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull) {
     return false;
   }
   w -= 0x3030303030303030ull;
-  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;           // pairs: d0*10+d1 in every other byte
-  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;         // fours
-  *v = (w * 10000 + (w >> 32)) & 0xFFFFFFFFull;              // the eight
+  w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;    // pairs: d0*10+d1 in every other byte
+  w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;  // fours
+  *v = (w * 10000 + (w >> 32)) & 0xFFFFFFFFull;       // the eight
   return true;
 }
 
@@ -94,7 +96,8 @@ class JsonReader {
  private:
   // Malformed (or past a limit): find out exactly where and why. `at` and `what` are
   // reported only if the byte-by-byte reader finds nothing wrong.
-  [[gnu::cold, gnu::noinline]] bool Malformed(uint64_t at, const char* what, ErrorCode code = ErrorCode::kSyntax);
+  [[gnu::cold, gnu::noinline]] bool Malformed(uint64_t at, const char* what,
+                                              ErrorCode code = ErrorCode::kSyntax);
   // A sink or limit error at the item that starts at offset `at`.
   [[gnu::cold, gnu::noinline]] bool FailAt(uint64_t at) {
     st_.Locate(at);
@@ -104,7 +107,7 @@ class JsonReader {
   // (or the end of the input). `verbatim`: it had no escapes (s is its text in the input).
   bool String(const char* open, const char* next, std::string_view* s, bool* verbatim);
   // The sink writes JSON and takes checked JSON text as it is (JsonWriter::VerbatimText).
-  static constexpr bool kVerbatim = requires(S& sink, std::string_view v) {
+  static constexpr bool kVerbatim = requires(S & sink, std::string_view v) {
     sink.VerbatimText(v);
     sink.VerbatimInteger(v, uint64_t{0}, false);
   };
@@ -151,28 +154,34 @@ bool JsonReader<S>::Malformed(uint64_t at, const char* what, ErrorCode code) {
 }
 
 template <Sink S>
-inline bool JsonReader<S>::String(const char* open, const char* next, std::string_view* s, bool* verbatim) {
+inline bool JsonReader<S>::String(const char* open, const char* next, std::string_view* s,
+                                  bool* verbatim) {
   using namespace json_detail;
   // The closing quote: the last byte before the next token that is not whitespace (what
   // follows a string is whitespace, a structural character or the start of a scalar).
   const char* close = next - 1;
   while (close > open && IsSpace(*close)) --close;
-  if (close <= open || *close != '"') [[unlikely]] return Malformed(open - input_.data(), "unterminated string");
+  if (close <= open || *close != '"') [[unlikely]]
+    return Malformed(open - input_.data(), "unterminated string");
   const char* p = open + 1;
   const size_t n = static_cast<size_t>(close - p);
   *verbatim = !HasBackslash(p, n);
   if (*verbatim) [[likely]] {
-    if (n > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
+    if (n > ctx_.limits.max_string_bytes) [[unlikely]]
+      return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
     *s = {p, n};
     return true;
   }
   // simdjson's unescaping, into the document's string buffer: what is there stays valid
   // for the whole request (keys are kept as views).
   char* const dst = strings_;
-  const uint8_t* e = impl_->parse_string(reinterpret_cast<const uint8_t*>(p), reinterpret_cast<uint8_t*>(dst));
-  if (e == nullptr) [[unlikely]] return Malformed(open - input_.data(), "invalid escape");
+  const uint8_t* e =
+      impl_->parse_string(reinterpret_cast<const uint8_t*>(p), reinterpret_cast<uint8_t*>(dst));
+  if (e == nullptr) [[unlikely]]
+    return Malformed(open - input_.data(), "invalid escape");
   const size_t size = static_cast<size_t>(reinterpret_cast<const char*>(e) - dst);
-  if (size > ctx_.limits.max_string_bytes) [[unlikely]] return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
+  if (size > ctx_.limits.max_string_bytes) [[unlikely]]
+    return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
   strings_ = dst + size;
   *s = {dst, size};
   return true;
@@ -194,7 +203,8 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
       q += 8;
     }
   }
-  while (q < e && static_cast<unsigned>(*q - '0') < 10) v = v * 10 + static_cast<unsigned>(*q++ - '0');
+  while (q < e && static_cast<unsigned>(*q - '0') < 10)
+    v = v * 10 + static_cast<unsigned>(*q++ - '0');
   const size_t nd = static_cast<size_t>(q - digits);
   if (nd - 1 < 19 && (nd == 1 || *digits != '0')) [[likely]] {
     if (q == e) {
@@ -212,7 +222,8 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
     // read the whole extent when it succeeds (no byte in it ends a number). Not for an
     // integer part of 0: simdjson 3.0.1 counts the digits of 0.ddd... wrongly and takes
     // more than 19 of them as exact (0.12345789018446744073709551615 comes out wrong).
-    if ((*q == '.' || *q == 'e' || *q == 'E') && *digits != '0' && static_cast<unsigned>(e[-1] - '0') < 10) {
+    if ((*q == '.' || *q == 'e' || *q == 'E') && *digits != '0' &&
+        static_cast<unsigned>(e[-1] - '0') < 10) {
       double d;
       if (!simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::parse_double(
                reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(e))
@@ -224,8 +235,10 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
   size_t len = 0;
   JsonNumber num;
   const NumberScan scan = ScanJsonNumber(p, e, &len, &num, scratch_);
-  if (scan == NumberScan::kNoBudget) [[unlikely]] return FailAt(at);
-  if (scan != NumberScan::kOk || len != static_cast<size_t>(e - p)) [[unlikely]] return Malformed(at, "invalid number");
+  if (scan == NumberScan::kNoBudget) [[unlikely]]
+    return FailAt(at);
+  if (scan != NumberScan::kOk || len != static_cast<size_t>(e - p)) [[unlikely]]
+    return Malformed(at, "invalid number");
   return EmitJsonNumber(sink_, num) || FailAt(at);
 }
 
@@ -247,15 +260,17 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
     return false;
   }
   JsonIndex& index = ThreadJsonIndex();
-  if (!index.Prepare(input.size())) return Malformed(0, "out of memory for the structural index", ErrorCode::kBudgetExceeded);
-  if (auto e = index.impl->stage1(reinterpret_cast<const uint8_t*>(input.data()), input.size(), simdjson::stage1_mode::regular)) {
+  if (!index.Prepare(input.size()))
+    return Malformed(0, "out of memory for the structural index", ErrorCode::kBudgetExceeded);
+  if (auto e = index.impl->stage1(reinterpret_cast<const uint8_t*>(input.data()), input.size(),
+                                  simdjson::stage1_mode::regular)) {
     // Malformed before anything reached the sink: read by the byte-by-byte reader into
     // the sink, so that the first error in document order is the one reported (a sink's
     // refusal before the bad byte included).
     JsonScalarReader<S> scalar(ctx_, sink_);
     if (!scalar.Read(input)) return false;
-    ctx_.FailAt(e == simdjson::UTF8_ERROR ? ErrorCode::kInvalidUtf8 : ErrorCode::kSyntax, input.size(),
-                std::string("malformed JSON: ") + simdjson::error_message(e));
+    ctx_.FailAt(e == simdjson::UTF8_ERROR ? ErrorCode::kInvalidUtf8 : ErrorCode::kSyntax,
+                input.size(), std::string("malformed JSON: ") + simdjson::error_message(e));
     return false;
   }
   impl_ = index.impl.get();
@@ -274,7 +289,8 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   uint32_t i = 0;
   for (;;) {
     // A value is due at token i.
-    if (i >= n) [[unlikely]] return Malformed(input.size(), "input ends where a value was due", ErrorCode::kTruncated);
+    if (i >= n) [[unlikely]]
+      return Malformed(input.size(), "input ends where a value was due", ErrorCode::kTruncated);
     const uint64_t at = idx[i];
     const char* const v = b + at;
     switch (*v) {
@@ -285,7 +301,8 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
           ctx_.located = false;
           return FailAt(at);
         }
-        if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength))) [[unlikely]] {
+        if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength)))
+            [[unlikely]] {
           st_.Close();  // the error's path is the container's own
           return FailAt(at);
         }
@@ -293,7 +310,8 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         if (i < n && b[idx[i]] == (is_map ? '}' : ']')) {
           const uint64_t close_at = idx[i++];
           st_.Close();
-          if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]] return FailAt(close_at);
+          if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]]
+            return FailAt(close_at);
           break;
         }
         if (is_map) goto key;
@@ -302,28 +320,37 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       case '"': {
         std::string_view s;
         bool verbatim;
-        if (!String(v, next_token(i), &s, &verbatim)) [[unlikely]] return false;
-        if (!Text(s, verbatim)) [[unlikely]] return FailAt(at);
+        if (!String(v, next_token(i), &s, &verbatim)) [[unlikely]]
+          return false;
+        if (!Text(s, verbatim)) [[unlikely]]
+          return FailAt(at);
         ++i;
         break;
       }
       case 't':
-        if (!Literal(v, extent_end(i), "true", 4)) [[unlikely]] return Malformed(at, "invalid literal");
-        if (!sink_.Bool(true)) [[unlikely]] return FailAt(at);
+        if (!Literal(v, extent_end(i), "true", 4)) [[unlikely]]
+          return Malformed(at, "invalid literal");
+        if (!sink_.Bool(true)) [[unlikely]]
+          return FailAt(at);
         ++i;
         break;
       case 'f':
-        if (!Literal(v, extent_end(i), "false", 5)) [[unlikely]] return Malformed(at, "invalid literal");
-        if (!sink_.Bool(false)) [[unlikely]] return FailAt(at);
+        if (!Literal(v, extent_end(i), "false", 5)) [[unlikely]]
+          return Malformed(at, "invalid literal");
+        if (!sink_.Bool(false)) [[unlikely]]
+          return FailAt(at);
         ++i;
         break;
       case 'n':
-        if (!Literal(v, extent_end(i), "null", 4)) [[unlikely]] return Malformed(at, "invalid literal");
-        if (!sink_.Null()) [[unlikely]] return FailAt(at);
+        if (!Literal(v, extent_end(i), "null", 4)) [[unlikely]]
+          return Malformed(at, "invalid literal");
+        if (!sink_.Null()) [[unlikely]]
+          return FailAt(at);
         ++i;
         break;
       default:
-        if (!Number(v, extent_end(i), at)) [[unlikely]] return false;
+        if (!Number(v, extent_end(i), at)) [[unlikely]]
+          return false;
         ++i;
     }
   after_value:
@@ -332,31 +359,37 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
     {
       Frame& f = st_.top();
       ++f.index;
-      if (i >= n) [[unlikely]] return Malformed(input.size(), "input ends inside a container", ErrorCode::kTruncated);
+      if (i >= n) [[unlikely]]
+        return Malformed(input.size(), "input ends inside a container", ErrorCode::kTruncated);
       const char c = b[idx[i]];
       if (c == ',') {
         ++i;
         if (f.index >= (f.is_map ? limits.max_items * 2 : limits.max_items)) [[unlikely]] {
-          return Malformed(i < n ? idx[i] : input.size(), "too many items", ErrorCode::kTooManyItems);
+          return Malformed(i < n ? idx[i] : input.size(), "too many items",
+                           ErrorCode::kTooManyItems);
         }
         if (!f.is_map) continue;
         goto key;
       }
-      if (c != (f.is_map ? '}' : ']')) [[unlikely]] return Malformed(idx[i], "expected ',' or a close");
+      if (c != (f.is_map ? '}' : ']')) [[unlikely]]
+        return Malformed(idx[i], "expected ',' or a close");
       const uint64_t close_at = idx[i++];
       const bool is_map = f.is_map;
       st_.Close();
-      if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]] return FailAt(close_at);
+      if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]]
+        return FailAt(close_at);
       goto after_value;
     }
   key:
     // A member name is due at token i, then ':' and a value.
     {
-      if (i >= n || b[idx[i]] != '"') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected a member name");
+      if (i >= n || b[idx[i]] != '"') [[unlikely]]
+        return Malformed(i < n ? idx[i] : input.size(), "expected a member name");
       const uint64_t key_at = idx[i];
       std::string_view key;
       bool verbatim;
-      if (!String(b + key_at, next_token(i), &key, &verbatim)) [[unlikely]] return false;
+      if (!String(b + key_at, next_token(i), &key, &verbatim)) [[unlikely]]
+        return false;
       ++i;
       Frame& f = st_.top();
       if (!Text(key, verbatim)) [[unlikely]] {
@@ -367,16 +400,19 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       ++f.index;
       if (!st_.Key(KeyKind::kText, key, 0, key_at)) [[unlikely]] {
         // A duplicate is located by the exact re-read; running out of budget is not.
-        return ctx_.status.code == ErrorCode::kDuplicateKey ? Malformed(key_at, "duplicate key", ErrorCode::kDuplicateKey)
-                                                             : FailAt(key_at);
+        return ctx_.status.code == ErrorCode::kDuplicateKey
+                   ? Malformed(key_at, "duplicate key", ErrorCode::kDuplicateKey)
+                   : FailAt(key_at);
       }
       // The ':' after the key is checked once the key is given to the sink, the order in
       // which a byte-by-byte reader meets them.
-      if (i >= n || b[idx[i]] != ':') [[unlikely]] return Malformed(i < n ? idx[i] : input.size(), "expected ':'");
+      if (i >= n || b[idx[i]] != ':') [[unlikely]]
+        return Malformed(i < n ? idx[i] : input.size(), "expected ':'");
       ++i;
     }
   }
-  if (i != n) [[unlikely]] return Malformed(idx[i], "data after the end of the JSON text", ErrorCode::kTrailingData);
+  if (i != n) [[unlikely]]
+    return Malformed(idx[i], "data after the end of the JSON text", ErrorCode::kTrailingData);
   return true;
 }
 

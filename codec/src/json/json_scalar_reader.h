@@ -28,8 +28,11 @@ class JsonScalarReader {
     return st_.FailAt(code, offset, std::move(message));
   }
   [[gnu::cold]] bool Unexpected(const char* p, const char* what) {
-    if (p >= end_) return Fail(ErrorCode::kTruncated, p - begin_, std::string("input ends where ") + what + " was due");
-    return Fail(ErrorCode::kSyntax, p - begin_, std::string("unexpected ") + Describe(*p) + ", expected " + what);
+    if (p >= end_)
+      return Fail(ErrorCode::kTruncated, p - begin_,
+                  std::string("input ends where ") + what + " was due");
+    return Fail(ErrorCode::kSyntax, p - begin_,
+                std::string("unexpected ") + Describe(*p) + ", expected " + what);
   }
   [[gnu::cold]] bool StringTooLarge(const char* open, uint64_t size) {
     return Fail(ErrorCode::kStringTooLarge, open - begin_,
@@ -66,10 +69,14 @@ bool JsonScalarReader<S>::ReadHex4(const char* at, uint32_t* v) {
   for (int i = 0; i < 4; ++i) {
     char c = at[i];
     uint32_t d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return Unexpected(at + i, "a hex digit");
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return Unexpected(at + i, "a hex digit");
     x = x << 4 | d;
   }
   *v = x;
@@ -88,7 +95,8 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
     if (q >= end_) return Fail(ErrorCode::kTruncated, open - begin_, "unterminated string");
     unsigned char c = static_cast<unsigned char>(*q);
     if (c == '"') break;
-    if (c < 0x20) return Fail(ErrorCode::kSyntax, q - begin_, "unescaped control character in string");
+    if (c < 0x20)
+      return Fail(ErrorCode::kSyntax, q - begin_, "unescaped control character in string");
     if (c == '\\') {
       escaped = true;
       ++q;
@@ -101,7 +109,8 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
   const uint64_t max = st_.ctx().limits.max_string_bytes;
   if (!escaped && raw.size() > max) return StringTooLarge(open, raw.size());
   if (!ValidUtf8(raw)) {
-    return Fail(ErrorCode::kInvalidUtf8, run + InvalidUtf8Offset(raw) - begin_, "string is not valid UTF-8");
+    return Fail(ErrorCode::kInvalidUtf8, run + InvalidUtf8Offset(raw) - begin_,
+                "string is not valid UTF-8");
   }
   p_ = q + 1;
   if (!escaped) {
@@ -129,14 +138,30 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
     char e = s[1];
     s += 2;
     switch (e) {
-      case '"': *o++ = '"'; break;
-      case '\\': *o++ = '\\'; break;
-      case '/': *o++ = '/'; break;
-      case 'b': *o++ = '\b'; break;
-      case 'f': *o++ = '\f'; break;
-      case 'n': *o++ = '\n'; break;
-      case 'r': *o++ = '\r'; break;
-      case 't': *o++ = '\t'; break;
+      case '"':
+        *o++ = '"';
+        break;
+      case '\\':
+        *o++ = '\\';
+        break;
+      case '/':
+        *o++ = '/';
+        break;
+      case 'b':
+        *o++ = '\b';
+        break;
+      case 'f':
+        *o++ = '\f';
+        break;
+      case 'n':
+        *o++ = '\n';
+        break;
+      case 'r':
+        *o++ = '\r';
+        break;
+      case 't':
+        *o++ = '\t';
+        break;
       case 'u': {
         uint32_t cp = 0;
         if (!ReadHex4(s, &cp)) return false;
@@ -146,9 +171,11 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
         }
         if (cp >= 0xD800 && cp <= 0xDBFF) {
           uint32_t lo = 0;
-          if (q - s < 6 || s[0] != '\\' || s[1] != 'u' || !ReadHex4(s + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
+          if (q - s < 6 || s[0] != '\\' || s[1] != 'u' || !ReadHex4(s + 2, &lo) || lo < 0xDC00 ||
+              lo > 0xDFFF) {
             if (!st_.ctx().status.ok()) return false;
-            return Fail(ErrorCode::kInvalidUtf8, esc - begin_, "high surrogate escape without its low surrogate");
+            return Fail(ErrorCode::kInvalidUtf8, esc - begin_,
+                        "high surrogate escape without its low surrogate");
           }
           s += 6;
           cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -174,7 +201,8 @@ bool JsonScalarReader<S>::ReadString(std::string_view* out, bool stable) {
         return Fail(ErrorCode::kSyntax, esc - begin_, "invalid escape \\" + std::string(1, e));
     }
   }
-  if (static_cast<uint64_t>(o - dst) > max) return StringTooLarge(open, static_cast<uint64_t>(o - dst));
+  if (static_cast<uint64_t>(o - dst) > max)
+    return StringTooLarge(open, static_cast<uint64_t>(o - dst));
   *out = {dst, static_cast<size_t>(o - dst)};
   return true;
 }
@@ -188,7 +216,8 @@ bool JsonScalarReader<S>::ReadNumber() {
     case NumberScan::kOk:
       break;
     case NumberScan::kOverflow:
-      return Fail(ErrorCode::kUnrepresentable, start - begin_, "number is beyond the range of a double");
+      return Fail(ErrorCode::kUnrepresentable, start - begin_,
+                  "number is beyond the range of a double");
     case NumberScan::kTooLong:
       return Fail(ErrorCode::kUnrepresentable, start - begin_, "integer of more than 4300 digits");
     case NumberScan::kNoBudget:
@@ -206,8 +235,12 @@ bool JsonScalarReader<S>::ReadNumber() {
 template <Sink S>
 bool JsonScalarReader<S>::Literal(const char* word, size_t n) {
   for (size_t i = 0; i < n; ++i) {
-    if (p_ + i >= end_) return Fail(ErrorCode::kTruncated, p_ - begin_, std::string("input ends inside '") + word + "'");
-    if (p_[i] != word[i]) return Fail(ErrorCode::kSyntax, p_ + i - begin_, std::string("invalid literal, expected '") + word + "'");
+    if (p_ + i >= end_)
+      return Fail(ErrorCode::kTruncated, p_ - begin_,
+                  std::string("input ends inside '") + word + "'");
+    if (p_[i] != word[i])
+      return Fail(ErrorCode::kSyntax, p_ + i - begin_,
+                  std::string("invalid literal, expected '") + word + "'");
   }
   p_ += n;
   return true;
@@ -288,12 +321,14 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
         // Refused where the first item past the limit starts (a member: at its name).
         if (f.index >= (f.is_map ? limits.max_items * 2 : limits.max_items)) [[unlikely]] {
           SkipSpace();
-          return Fail(ErrorCode::kTooManyItems, p_ - begin_, "container passes max_items " + std::to_string(limits.max_items));
+          return Fail(ErrorCode::kTooManyItems, p_ - begin_,
+                      "container passes max_items " + std::to_string(limits.max_items));
         }
         if (!f.is_map) continue;
         goto key;
       }
-      if (c != (f.is_map ? '}' : ']')) return Unexpected(p_, f.is_map ? "',' or '}'" : "',' or ']'");
+      if (c != (f.is_map ? '}' : ']'))
+        return Unexpected(p_, f.is_map ? "',' or '}'" : "',' or ']'");
       ++p_;
       const bool is_map = f.is_map;
       st_.Close();
@@ -319,7 +354,8 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
       }
       ++st_.top().index;
       if (!st_.Key(KeyKind::kText, key, 0, key_start - begin_)) {
-        st_.Locate(key_start - begin_);  // a duplicate is located already; running out of budget is not
+        st_.Locate(key_start -
+                   begin_);  // a duplicate is located already; running out of budget is not
         return false;
       }
       SkipSpace();
@@ -328,7 +364,8 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
     }
   }
   SkipSpace();
-  if (p_ != end_) return Fail(ErrorCode::kTrailingData, p_ - begin_, "data after the end of the JSON text");
+  if (p_ != end_)
+    return Fail(ErrorCode::kTrailingData, p_ - begin_, "data after the end of the JSON text");
   return true;
 }
 

@@ -8,14 +8,12 @@
 #include <vector>
 
 namespace rosetta::codec {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 bool JsonWriter::OutputFull() {
   if (out_.over_limit()) {
-    return ctx_.Fail(ErrorCode::kOutputTooLarge,
-                     "output would pass max_output_bytes " + std::to_string(ctx_.limits.max_output_bytes));
+    return ctx_.Fail(ErrorCode::kOutputTooLarge, "output would pass max_output_bytes " +
+                                                     std::to_string(ctx_.limits.max_output_bytes));
   }
   return ctx_.BudgetExceeded(out_.capacity());
 }
@@ -39,13 +37,15 @@ bool JsonWriter::IntegerRoom(uint64_t v, bool negative, bool key) {
   size_t digits = 20;  // -1 - (2^64 - 1) prints as -18446744073709551616
   if (!negative || v != ~uint64_t{0}) {
     char buf[24];
-    digits = static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, negative ? v + 1 : v).ptr - buf);
+    digits =
+        static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, negative ? v + 1 : v).ptr - buf);
   }
   return RoomExact(Sep() + (key ? 2 : 0) + (negative ? 1 : 0) + digits);
 }
 
 bool JsonWriter::BadKey(const char* type) {
-  return Unrepresentable(std::string("a ") + type + " map key has no JSON form (keys must be text or integers)");
+  return Unrepresentable(std::string("a ") + type +
+                         " map key has no JSON form (keys must be text or integers)");
 }
 
 bool JsonWriter::NonFinite(double d) {
@@ -57,12 +57,14 @@ bool JsonWriter::String(std::string_view s) {
   // A short string when the room for its worst case is there already: written directly,
   // word by word (never made room for: that could grow the buffer, and charge the budget,
   // for escapes the string does not have).
-  if (s.size() <= kBoundedJsonString && static_cast<size_t>(out_.room_end() - out_.cursor()) >= BoundedJsonStringRoom(s.size())) {
+  if (s.size() <= kBoundedJsonString &&
+      static_cast<size_t>(out_.room_end() - out_.cursor()) >= BoundedJsonStringRoom(s.size())) {
     char* const o = out_.cursor();
     out_.Advance(WriteJsonStringBounded(o, s, s.data() + s.size()) - o);
     return true;
   }
-  if (!WriteJsonString(out_, s)) [[unlikely]] return OutputFull();
+  if (!WriteJsonString(out_, s)) [[unlikely]]
+    return OutputFull();
   return true;
 }
 
@@ -72,7 +74,8 @@ bool JsonWriter::Base64(std::string_view s) {
   const bool standard = ctx_.options.base64_standard;
   const char* alphabet = standard ? kStd : kUrl;
   const size_t tail = s.size() % 3;
-  const size_t encoded = standard || tail == 0 ? (s.size() + 2) / 3 * 4 : s.size() / 3 * 4 + tail + 1;
+  const size_t encoded =
+      standard || tail == 0 ? (s.size() + 2) / 3 * 4 : s.size() / 3 * 4 + tail + 1;
   if (!Room((s.size() + 2) / 3 * 4 + 3, Sep() + encoded + 2)) return false;
   Prefix();
   char* o = out_.cursor();
@@ -114,7 +117,8 @@ bool JsonWriter::SpecialOther() {
   if (ip_depth_) return Unrepresentable("tag 52/54 prefix must be [length, address bytes]");
   special_ = false;
   if (pending_tag_ >= kTagMsgpackExtBase && pending_tag_ <= kTagMsgpackExtBase + 0xff) {
-    return Unrepresentable("MessagePack ext type " + std::to_string(static_cast<int8_t>(pending_tag_ - kTagMsgpackExtBase)) +
+    return Unrepresentable("MessagePack ext type " +
+                           std::to_string(static_cast<int8_t>(pending_tag_ - kTagMsgpackExtBase)) +
                            " has no JSON form");
   }
   return true;
@@ -132,7 +136,8 @@ bool JsonWriter::SpecialInt(uint64_t v, bool negative) {
 
 bool JsonWriter::SpecialBytes(std::string_view s) {
   if (ip_depth_) {
-    if (stack_.depth() != ip_depth_ || ip_field_ != 1 || s.size() > (ip_v6_ ? 16u : 4u)) return SpecialOther();
+    if (stack_.depth() != ip_depth_ || ip_field_ != 1 || s.size() > (ip_v6_ ? 16u : 4u))
+      return SpecialOther();
     std::memset(ip_addr_, 0, sizeof ip_addr_);
     std::memcpy(ip_addr_, s.data(), s.size());
     ip_addr_size_ = s.size();
@@ -149,7 +154,9 @@ bool JsonWriter::SpecialBytes(std::string_view s) {
     special_ = false;
     if (AtKey()) return BadKey("IP address");
     const size_t want = tag == kTagIpv6 ? 16 : 4;
-    if (s.size() != want) return Unrepresentable("tag " + std::to_string(tag) + " address must have " + std::to_string(want) + " bytes");
+    if (s.size() != want)
+      return Unrepresentable("tag " + std::to_string(tag) + " address must have " +
+                             std::to_string(want) + " bytes");
     return IpText(tag == kTagIpv6, s, -1);
   }
   if (!SpecialOther()) return false;
@@ -174,8 +181,10 @@ bool JsonWriter::EndIpPrefix() {
   stack_.Pop();
   ip_depth_ = 0;
   special_ = false;
-  if (ip_field_ != 2 || ip_prefix_ > (ip_v6_ ? 128u : 32u)) return Unrepresentable("tag 52/54 prefix must be [length, address bytes]");
-  return IpText(ip_v6_, {reinterpret_cast<const char*>(ip_addr_), ip_v6_ ? 16u : 4u}, static_cast<int>(ip_prefix_));
+  if (ip_field_ != 2 || ip_prefix_ > (ip_v6_ ? 128u : 32u))
+    return Unrepresentable("tag 52/54 prefix must be [length, address bytes]");
+  return IpText(ip_v6_, {reinterpret_cast<const char*>(ip_addr_), ip_v6_ ? 16u : 4u},
+                static_cast<int>(ip_prefix_));
 }
 
 // Dotted quad, or RFC 5952 text for IPv6 (lowercase, no leading zeros, the longest run
@@ -245,7 +254,8 @@ bool JsonWriter::Bignum(std::string_view magnitude, bool negative) {
   if (magnitude.size() > kMaxBignumBytes) return Unrepresentable("bignum longer than 4096 bytes");
   const size_t limbs_needed = (magnitude.size() + 3) / 4 + 1;
   const size_t digits_max = magnitude.size() * 241 / 100 + 3;  // log10(256) < 2.41
-  if (!ctx_.budget.Charge(limbs_needed * 4 + digits_max)) return ctx_.BudgetExceeded(limbs_needed * 4 + digits_max);
+  if (!ctx_.budget.Charge(limbs_needed * 4 + digits_max))
+    return ctx_.BudgetExceeded(limbs_needed * 4 + digits_max);
   std::vector<uint32_t> limbs;  // little-endian base 2^32
   limbs.reserve(limbs_needed);
   const auto* p = reinterpret_cast<const uint8_t*>(magnitude.data());

@@ -29,25 +29,32 @@ class JsonWriter {
   bool Simple(uint8_t) { return Literal("null", 4); }
   bool Bool(bool b) { return b ? Literal("true", 4) : Literal("false", 5); }
   bool Uint(uint64_t v) {
-    if (special_) [[unlikely]] return SpecialInt(v, false);
+    if (special_) [[unlikely]]
+      return SpecialInt(v, false);
     return Integer(v, false);
   }
   bool NegInt(uint64_t n) {
-    if (special_) [[unlikely]] return SpecialInt(n, true);
+    if (special_) [[unlikely]]
+      return SpecialInt(n, true);
     return Integer(n, true);
   }
   bool Double(double d) {
-    if (special_ && !SpecialOther()) [[unlikely]] return false;
-    if (AtKey()) [[unlikely]] return BadKey("float");
-    if (!std::isfinite(d)) [[unlikely]] return NonFinite(d);
-    if (!out_.Ensure(32)) [[unlikely]] return DoubleExact(d);
+    if (special_ && !SpecialOther()) [[unlikely]]
+      return false;
+    if (AtKey()) [[unlikely]]
+      return BadKey("float");
+    if (!std::isfinite(d)) [[unlikely]]
+      return NonFinite(d);
+    if (!out_.Ensure(32)) [[unlikely]]
+      return DoubleExact(d);
     Prefix();
     char* p = out_.cursor();
     out_.Advance(WriteJsonDouble(p, d) - p);
     return true;
   }
   bool Text(std::string_view s) {
-    if (special_ && !SpecialOther()) [[unlikely]] return false;
+    if (special_ && !SpecialOther()) [[unlikely]]
+      return false;
     if (!Room(s.size() + 3, Sep() + s.size() + 2)) return false;
     Prefix();
     return String(s);
@@ -58,7 +65,8 @@ class JsonWriter {
   // canonical text the reader checked it is. Written as they are; the result is what
   // Text() and Uint() / NegInt() would write.
   bool VerbatimText(std::string_view s) {
-    if (special_) [[unlikely]] return Text(s);
+    if (special_) [[unlikely]]
+      return Text(s);
     if (!Room(s.size() + 3, Sep() + s.size() + 2)) return false;
     Prefix();
     out_.Put('"');
@@ -67,34 +75,40 @@ class JsonWriter {
     return true;
   }
   bool VerbatimInteger(std::string_view text, uint64_t v, bool negative) {
-    if (special_ || AtKey()) [[unlikely]] return negative ? NegInt(v) : Uint(v);
+    if (special_ || AtKey()) [[unlikely]]
+      return negative ? NegInt(v) : Uint(v);
     if (!Room(text.size() + 1, Sep() + text.size())) return false;
     Prefix();
     out_.Append(text.data(), text.size());
     return true;
   }
   bool Bytes(std::string_view s) {
-    if (special_) [[unlikely]] return SpecialBytes(s);
-    if (AtKey()) [[unlikely]] return BadKey("byte string");
+    if (special_) [[unlikely]]
+      return SpecialBytes(s);
+    if (AtKey()) [[unlikely]]
+      return BadKey("byte string");
     return Base64(s);
   }
   bool BeginArray(uint64_t) {
-    if (special_) [[unlikely]] return SpecialArray();
+    if (special_) [[unlikely]]
+      return SpecialArray();
     return Begin('[', false);
   }
   bool BeginMap(uint64_t) {
-    if (special_ && !SpecialOther()) [[unlikely]] return false;
+    if (special_ && !SpecialOther()) [[unlikely]]
+      return false;
     return Begin('{', true);
   }
   bool EndArray() {
-    if (ip_depth_ && stack_.depth() == ip_depth_) [[unlikely]] return EndIpPrefix();
+    if (ip_depth_ && stack_.depth() == ip_depth_) [[unlikely]]
+      return EndIpPrefix();
     return End(']');
   }
   bool EndMap() { return End('}'); }
   bool Tag(uint64_t tag) {
     if (special_ && !SpecialOther()) return false;
-    if (tag == kTagPositiveBignum || tag == kTagNegativeBignum || tag == kTagIpv4 || tag == kTagIpv6 ||
-        (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff)) {
+    if (tag == kTagPositiveBignum || tag == kTagNegativeBignum || tag == kTagIpv4 ||
+        tag == kTagIpv6 || (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff)) {
       pending_tag_ = tag;
       special_ = true;
     }
@@ -105,7 +119,8 @@ class JsonWriter {
   // Room for n bytes. Hot paths ask for a bound; `exact`, what will really be written, is
   // tried before refusing, so an output of exactly max_output_bytes fits.
   bool Room(size_t n, size_t exact) {
-    if (out_.Ensure(n)) [[likely]] return true;
+    if (out_.Ensure(n)) [[likely]]
+      return true;
     return RoomExact(exact);
   }
   bool Room(size_t n) { return Room(n, n); }
@@ -117,7 +132,9 @@ class JsonWriter {
   [[gnu::cold]] bool OutputFull();
   // The separator Prefix() will write: 0 or 1 byte.
   size_t Sep() { return stack_.top().count ? 1 : 0; }
-  [[gnu::cold]] bool Unrepresentable(std::string message) { return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message)); }
+  [[gnu::cold]] bool Unrepresentable(std::string message) {
+    return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message));
+  }
   [[gnu::cold]] bool BadKey(const char* type);
   [[gnu::cold]] bool NonFinite(double d);
 
@@ -132,8 +149,10 @@ class JsonWriter {
     ++l.count;
   }
   bool Literal(const char* text, size_t n) {
-    if (special_ && !SpecialOther()) [[unlikely]] return false;
-    if (AtKey()) [[unlikely]] return BadKey(text);
+    if (special_ && !SpecialOther()) [[unlikely]]
+      return false;
+    if (AtKey()) [[unlikely]]
+      return BadKey(text);
     if (!Room(n + 1, Sep() + n)) return false;
     Prefix();
     out_.Append(text, n);
@@ -141,7 +160,8 @@ class JsonWriter {
   }
   bool Integer(uint64_t v, bool negative) {
     const bool key = AtKey();
-    if (!out_.Ensure(24) && !IntegerRoom(v, negative, key)) [[unlikely]] return false;
+    if (!out_.Ensure(24) && !IntegerRoom(v, negative, key)) [[unlikely]]
+      return false;
     Prefix();
     if (key) out_.Put('"');
     if (negative) {
@@ -160,7 +180,8 @@ class JsonWriter {
   bool String(std::string_view s);  // after Room(s.size() + 2)
   bool Base64(std::string_view s);
   bool Begin(char open, bool is_map) {
-    if (AtKey()) [[unlikely]] return BadKey(is_map ? "map" : "array");
+    if (AtKey()) [[unlikely]]
+      return BadKey(is_map ? "map" : "array");
     if (!Room(2, Sep() + 1)) return false;
     Prefix();
     if (!stack_.Push(WriterLevel{0, 0, is_map, false})) return false;

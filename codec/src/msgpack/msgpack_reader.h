@@ -35,7 +35,8 @@ class MsgpackReader {
   }
   [[gnu::cold]] bool Truncated(uint64_t offset, uint64_t need) {
     return Fail(ErrorCode::kTruncated, offset,
-                "item claims " + std::to_string(need) + " bytes but " + std::to_string(end_ - pos_) + " remain");
+                "item claims " + std::to_string(need) + " bytes but " +
+                    std::to_string(end_ - pos_) + " remain");
   }
   // Big-endian unsigned of n bytes.
   bool Fixed(size_t n, uint64_t start, uint64_t* v) {
@@ -67,7 +68,8 @@ class MsgpackReader {
 template <Sink S>
 bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
   if (type != -1) {
-    return (sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && sink_.Bytes(data)) || SinkFailed(start);
+    return (sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && sink_.Bytes(data)) ||
+           SinkFailed(start);
   }
   Timestamp ts{0, 0};
   if (!ParseMsgpackTimestamp(data, &ts)) {
@@ -78,13 +80,15 @@ bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
   }
   const int64_t seconds = ts.seconds;
   const uint64_t nanos = ts.nanos;
-  auto integer = [this](int64_t v) { return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v)); };
+  auto integer = [this](int64_t v) {
+    return v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v));
+  };
   bool ok;
   if (nanos == 0) {
     ok = sink_.Tag(kTagEpochTime) && integer(seconds);
   } else {
-    ok = sink_.Tag(kTagExtendedTime) && sink_.BeginMap(2) && sink_.Uint(1) && integer(seconds) && sink_.NegInt(8) &&
-         sink_.Uint(nanos) && sink_.EndMap();
+    ok = sink_.Tag(kTagExtendedTime) && sink_.BeginMap(2) && sink_.Uint(1) && integer(seconds) &&
+         sink_.NegInt(8) && sink_.Uint(nanos) && sink_.EndMap();
   }
   return ok || SinkFailed(start);
 }
@@ -105,7 +109,8 @@ bool MsgpackReader<S>::Read(std::string_view input) {
       st_.Close();
       if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return SinkFailed(start);
     } else {
-      if (pos_ >= end_) [[unlikely]] return Fail(ErrorCode::kTruncated, start, "input ends where an item was due");
+      if (pos_ >= end_) [[unlikely]]
+        return Fail(ErrorCode::kTruncated, start, "input ends where an item was due");
       const u8 b = *pos_++;
       uint64_t v = 0;
       bool ok = true;
@@ -147,7 +152,8 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           case 0xc4:
           case 0xc5:
           case 0xc6:
-            if (!Fixed(size_t{1} << (b - 0xc4), start, &v) || !Payload(v, start, &key)) return false;
+            if (!Fixed(size_t{1} << (b - 0xc4), start, &v) || !Payload(v, start, &key))
+              return false;
             ok = sink_.Bytes(key);
             kind = KeyKind::kBytes;
             break;
@@ -242,12 +248,13 @@ bool MsgpackReader<S>::Read(std::string_view input) {
         // Claim guard: every item takes at least one byte.
         if (n > left || (is_map && n > left / 2)) {
           return Fail(ErrorCode::kTruncated, start,
-                      (is_map ? "map claims " : "array claims ") + std::to_string(n) + " items but " +
-                          std::to_string(left) + " bytes remain");
+                      (is_map ? "map claims " : "array claims ") + std::to_string(n) +
+                          " items but " + std::to_string(left) + " bytes remain");
         }
         if (n > limits.max_items) {
-          return Fail(ErrorCode::kTooManyItems, start,
-                      std::to_string(n) + " items pass max_items " + std::to_string(limits.max_items));
+          return Fail(
+              ErrorCode::kTooManyItems, start,
+              std::to_string(n) + " items pass max_items " + std::to_string(limits.max_items));
         }
         if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
         if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
@@ -270,7 +277,8 @@ bool MsgpackReader<S>::Read(std::string_view input) {
     }
   }
   if (pos_ != end_) {
-    return Fail(ErrorCode::kTrailingData, pos_ - begin_, std::to_string(end_ - pos_) + " bytes after the end of the object");
+    return Fail(ErrorCode::kTrailingData, pos_ - begin_,
+                std::to_string(end_ - pos_) + " bytes after the end of the object");
   }
   return true;
 }

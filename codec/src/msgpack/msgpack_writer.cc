@@ -14,8 +14,8 @@ bool MsgpackWriter::RoomExact(size_t exact) {
 
 bool MsgpackWriter::OutputFull() {
   if (out_.over_limit()) {
-    return ctx_.Fail(ErrorCode::kOutputTooLarge,
-                     "output would pass max_output_bytes " + std::to_string(ctx_.limits.max_output_bytes));
+    return ctx_.Fail(ErrorCode::kOutputTooLarge, "output would pass max_output_bytes " +
+                                                     std::to_string(ctx_.limits.max_output_bytes));
   }
   return ctx_.BudgetExceeded(out_.capacity());
 }
@@ -42,21 +42,27 @@ bool MsgpackWriter::FillLongSlot(uint64_t slot, uint64_t n, bool is_map) {
 
 bool MsgpackWriter::Special(ItemKind kind, uint64_t v) {
   if (capture_depth_) {
-    if (stack_.depth() != capture_depth_ || kind == kOtherItem || kind == kNull || kind == kDouble) {
+    if (stack_.depth() != capture_depth_ || kind == kOtherItem || kind == kNull ||
+        kind == kDouble) {
       return Unrepresentable("tag 1001 content must be {1: seconds, -9: nanoseconds}");
     }
     if (capture_field_ == 0) {
-      if (kind == kUint && v == 1) capture_field_ = 1;
-      else if (kind == kNegInt && v == 8) capture_field_ = 2;
-      else return Unrepresentable("tag 1001 key other than 1 or -9");
+      if (kind == kUint && v == 1)
+        capture_field_ = 1;
+      else if (kind == kNegInt && v == 8)
+        capture_field_ = 2;
+      else
+        return Unrepresentable("tag 1001 key other than 1 or -9");
       return true;
     }
     if (capture_field_ == 1) {
-      if (v > 0x7fffffffffffffffull) return Unrepresentable("timestamp seconds out of 64-bit range");
+      if (v > 0x7fffffffffffffffull)
+        return Unrepresentable("timestamp seconds out of 64-bit range");
       capture_seconds_ = kind == kUint ? static_cast<int64_t>(v) : -1 - static_cast<int64_t>(v);
       capture_seen_ |= 1;
     } else {
-      if (kind != kUint || v > 999999999) return Unrepresentable("timestamp nanoseconds out of range");
+      if (kind != kUint || v > 999999999)
+        return Unrepresentable("timestamp nanoseconds out of range");
       capture_nanos_ = v;
       capture_seen_ |= 2;
     }
@@ -68,7 +74,8 @@ bool MsgpackWriter::Special(ItemKind kind, uint64_t v) {
   if (tag == kTagEpochTime && kind != kNull && kind != kOtherItem) {
     if (kind == kDouble) {
       Timestamp ts{0, 0};
-      if (!EpochDoubleToTimestamp(std::bit_cast<double>(v), &ts)) return Unrepresentable("epoch time out of timestamp range");
+      if (!EpochDoubleToTimestamp(std::bit_cast<double>(v), &ts))
+        return Unrepresentable("epoch time out of timestamp range");
       return PutTimestamp(ts.seconds, ts.nanos);
     }
     if (v > 0x7fffffffffffffffull) return Unrepresentable("epoch time out of timestamp range");
@@ -96,24 +103,42 @@ bool MsgpackWriter::SpecialBytes(std::string_view s) {
   if (tag == kTagPositiveBignum || tag == kTagNegativeBignum) {
     uint64_t v;
     if (BignumToUint64(s, &v)) return tag == kTagPositiveBignum ? PutUint(v) : PutNegInt(v);
-    if (!ctx_.options.bignum_as_double) return Unrepresentable("bignum beyond 64 bits has no MessagePack form");
+    if (!ctx_.options.bignum_as_double)
+      return Unrepresentable("bignum beyond 64 bits has no MessagePack form");
     return PutDouble(BignumToDouble(s, tag == kTagNegativeBignum));
   }
   if (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff) {
     Timestamp ts{0, 0};
     if (tag == kTagMsgpackExtBase + 0xff && !ParseMsgpackTimestamp(s, &ts)) {
-      return Unrepresentable("ext -1 data is not a MessagePack timestamp (4, 8 or 12 bytes, nanoseconds below 10^9)");
+      return Unrepresentable(
+          "ext -1 data is not a MessagePack timestamp (4, 8 or 12 bytes, nanoseconds below 10^9)");
     }
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("ext longer than 2^32-1 bytes");
-    const bool fixed = s.size() == 1 || s.size() == 2 || s.size() == 4 || s.size() == 8 || s.size() == 16;
-    if (!Room(6 + s.size(), (fixed ? 2 : s.size() <= 0xff ? 3 : s.size() <= 0xffff ? 4 : 6) + s.size())) return false;
+    const bool fixed =
+        s.size() == 1 || s.size() == 2 || s.size() == 4 || s.size() == 8 || s.size() == 16;
+    if (!Room(6 + s.size(), (fixed                ? 2
+                             : s.size() <= 0xff   ? 3
+                             : s.size() <= 0xffff ? 4
+                                                  : 6) +
+                                s.size()))
+      return false;
     switch (s.size()) {
-      case 1: out_.Put(static_cast<char>(0xd4)); break;
-      case 2: out_.Put(static_cast<char>(0xd5)); break;
-      case 4: out_.Put(static_cast<char>(0xd6)); break;
-      case 8: out_.Put(static_cast<char>(0xd7)); break;
-      case 16: out_.Put(static_cast<char>(0xd8)); break;
+      case 1:
+        out_.Put(static_cast<char>(0xd4));
+        break;
+      case 2:
+        out_.Put(static_cast<char>(0xd5));
+        break;
+      case 4:
+        out_.Put(static_cast<char>(0xd6));
+        break;
+      case 8:
+        out_.Put(static_cast<char>(0xd7));
+        break;
+      case 16:
+        out_.Put(static_cast<char>(0xd8));
+        break;
       default: {
         int width = s.size() <= 0xff ? 1 : s.size() <= 0xffff ? 2 : 4;
         out_.Put(static_cast<char>(width == 1 ? 0xc7 : width == 2 ? 0xc8 : 0xc9));
@@ -146,7 +171,8 @@ bool MsgpackWriter::EndTimestampMap() {
   stack_.Pop();
   capture_depth_ = 0;
   special_ = false;
-  if (capture_field_ != 0 || !(capture_seen_ & 1)) return Unrepresentable("tag 1001 without seconds (key 1)");
+  if (capture_field_ != 0 || !(capture_seen_ & 1))
+    return Unrepresentable("tag 1001 without seconds (key 1)");
   return PutTimestamp(capture_seconds_, capture_nanos_);
 }
 

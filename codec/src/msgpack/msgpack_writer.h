@@ -24,36 +24,44 @@ class MsgpackWriter {
   MsgpackWriter(Context& ctx, OutputBuffer& out) : ctx_(ctx), out_(out), stack_(ctx) {}
 
   bool Null() {
-    if (special_) [[unlikely]] return Special(kNull, 0);
+    if (special_) [[unlikely]]
+      return Special(kNull, 0);
     return Byte(0xc0);
   }
   bool Undefined() { return Null(); }  // MessagePack has no undefined: nil (docs/formats.md)
   bool Bool(bool b) {
-    if (special_ && !Special(kOtherItem, 0)) [[unlikely]] return false;
+    if (special_ && !Special(kOtherItem, 0)) [[unlikely]]
+      return false;
     return Byte(b ? 0xc3 : 0xc2);
   }
   bool Simple(uint8_t v) {
-    if (special_ && !Special(kOtherItem, 0)) [[unlikely]] return false;
+    if (special_ && !Special(kOtherItem, 0)) [[unlikely]]
+      return false;
     return Unrepresentable("CBOR simple value " + std::to_string(v) + " has no MessagePack form");
   }
   bool Uint(uint64_t v) {
-    if (special_) [[unlikely]] return Special(kUint, v);
+    if (special_) [[unlikely]]
+      return Special(kUint, v);
     return PutUint(v);
   }
   bool NegInt(uint64_t n) {
-    if (special_) [[unlikely]] return Special(kNegInt, n);
+    if (special_) [[unlikely]]
+      return Special(kNegInt, n);
     return PutNegInt(n);
   }
   bool Double(double d) {
-    if (special_) [[unlikely]] return Special(kDouble, std::bit_cast<uint64_t>(d));
+    if (special_) [[unlikely]]
+      return Special(kDouble, std::bit_cast<uint64_t>(d));
     return PutDouble(d);
   }
   bool Text(std::string_view s) {
-    if (special_) [[unlikely]] return Special(kOtherItem, 0) && PutText(s);
+    if (special_) [[unlikely]]
+      return Special(kOtherItem, 0) && PutText(s);
     return PutText(s);
   }
   bool Bytes(std::string_view s) {
-    if (special_) [[unlikely]] return SpecialBytes(s);
+    if (special_) [[unlikely]]
+      return SpecialBytes(s);
     return PutBin(s);
   }
   bool BeginArray(uint64_t n) {
@@ -63,19 +71,23 @@ class MsgpackWriter {
     return Begin(n, false);
   }
   bool BeginMap(uint64_t n) {
-    if (special_) [[unlikely]] return SpecialMap(n);
+    if (special_) [[unlikely]]
+      return SpecialMap(n);
     return Begin(n, true);
   }
   bool EndArray() { return End(); }
   bool EndMap() {
-    if (capture_depth_ && stack_.depth() == capture_depth_) [[unlikely]] return EndTimestampMap();
+    if (capture_depth_ && stack_.depth() == capture_depth_) [[unlikely]]
+      return EndTimestampMap();
     return End();
   }
   bool Tag(uint64_t tag) {
-    if (special_ && !Special(kOtherItem, 0)) return false;  // a tag on a tag: the outer one is dropped
+    if (special_ && !Special(kOtherItem, 0))
+      return false;  // a tag on a tag: the outer one is dropped
     pending_tag_ = tag;
     special_ = tag == kTagEpochTime || tag == kTagExtendedTime || tag == kTagPositiveBignum ||
-               tag == kTagNegativeBignum || (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff);
+               tag == kTagNegativeBignum ||
+               (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff);
     return true;
   }
 
@@ -85,16 +97,21 @@ class MsgpackWriter {
   // Room for n bytes. Hot paths ask for a bound (9 for any integer); `exact`, what will
   // really be written, is tried before refusing, so an output of exactly max_output_bytes fits.
   bool Room(size_t n, size_t exact) {
-    if (out_.Ensure(n)) [[likely]] return true;
+    if (out_.Ensure(n)) [[likely]]
+      return true;
     return RoomExact(exact);
   }
   bool Room(size_t n) { return Room(n, n); }
   [[gnu::cold]] bool RoomExact(size_t exact);
   [[gnu::cold]] bool OutputFull();
-  static size_t UintSize(uint64_t v) { return v <= 0x7f ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9; }
+  static size_t UintSize(uint64_t v) {
+    return v <= 0x7f ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9;
+  }
   static size_t StrHeadSize(size_t n) { return n <= 31 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5; }
   static size_t BinHeadSize(size_t n) { return n <= 0xff ? 2 : n <= 0xffff ? 3 : 5; }
-  [[gnu::cold]] bool Unrepresentable(std::string message) { return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message)); }
+  [[gnu::cold]] bool Unrepresentable(std::string message) {
+    return ctx_.Fail(ErrorCode::kUnrepresentable, std::move(message));
+  }
   void PutBig(uint64_t v, int bytes) {
     char* p = out_.cursor();
     for (int i = bytes - 1; i >= 0; --i) {
@@ -131,10 +148,12 @@ class MsgpackWriter {
   }
   // The integer -1 - n.
   bool PutNegInt(uint64_t n) {
-    if (n > 0x7fffffffffffffffull) [[unlikely]] return NegIntTooSmall(n);
+    if (n > 0x7fffffffffffffffull) [[unlikely]]
+      return NegIntTooSmall(n);
     ++stack_.top().count;
     int64_t v = -1 - static_cast<int64_t>(n);
-    if (!Room(9, v >= -32 ? 1 : v >= -128 ? 2 : v >= -32768 ? 3 : v >= -2147483648ll ? 5 : 9)) return false;
+    if (!Room(9, v >= -32 ? 1 : v >= -128 ? 2 : v >= -32768 ? 3 : v >= -2147483648ll ? 5 : 9))
+      return false;
     if (v >= -32) {
       out_.Put(static_cast<char>(v));
     } else if (v >= -128) {

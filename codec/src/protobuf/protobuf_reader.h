@@ -37,8 +37,16 @@ class ProtobufReader {
   template <Sink>
   friend class ProtobufReader;
 
-  ProtobufReader(Context& ctx, S& sink, const Schema* schema, const MessageInfo& root, bool json_target)
-      : ctx_(ctx), st_(ctx), sink_(sink), schema_(schema), root_(root), json_(json_target), occ_(ctx), ranges_(ctx),
+  ProtobufReader(Context& ctx, S& sink, const Schema* schema, const MessageInfo& root,
+                 bool json_target)
+      : ctx_(ctx),
+        st_(ctx),
+        sink_(sink),
+        schema_(schema),
+        root_(root),
+        json_(json_target),
+        occ_(ctx),
+        ranges_(ctx),
         counts_(ctx) {}
 
   bool Read(std::string_view input) {
@@ -62,8 +70,9 @@ class ProtobufReader {
     return st_.FailAt(code, offset, std::move(message));
   }
   [[gnu::cold]] bool TooManyItems(uint64_t n, uint64_t offset) {
-    return Fail(ErrorCode::kTooManyItems, offset,
-                std::to_string(n) + " items pass max_items " + std::to_string(ctx_.limits.max_items));
+    return Fail(
+        ErrorCode::kTooManyItems, offset,
+        std::to_string(n) + " items pass max_items " + std::to_string(ctx_.limits.max_items));
   }
   [[gnu::cold]] bool SinkFailed(uint64_t offset) {
     st_.Locate(offset);
@@ -72,9 +81,11 @@ class ProtobufReader {
   bool Varint(uint64_t* at, uint64_t end, uint64_t* v) {
     uint64_t x = 0;
     for (int shift = 0; shift < 70; shift += 7) {
-      if (*at >= end) return Fail(ErrorCode::kTruncated, *at, "varint runs past the end of its message");
+      if (*at >= end)
+        return Fail(ErrorCode::kTruncated, *at, "varint runs past the end of its message");
       const uint8_t b = begin_[(*at)++];
-      if (shift == 63 && b > 1) return Fail(ErrorCode::kSyntax, *at - 1, "varint overflows 64 bits");
+      if (shift == 63 && b > 1)
+        return Fail(ErrorCode::kSyntax, *at - 1, "varint overflows 64 bits");
       x |= static_cast<uint64_t>(b & 0x7f) << shift;
       if (!(b & 0x80)) {
         *v = x;
@@ -85,17 +96,21 @@ class ProtobufReader {
   }
 
   // A tag is a varint of 32 bits: at most 5 bytes (as libprotobuf reads it).
-  [[gnu::cold]] bool BadTag(uint64_t at) { return Fail(ErrorCode::kSyntax, at, "field tag longer than 5 bytes or 32 bits"); }
+  [[gnu::cold]] bool BadTag(uint64_t at) {
+    return Fail(ErrorCode::kSyntax, at, "field tag longer than 5 bytes or 32 bits");
+  }
   bool Index(const MessageInfo& m, const Range* ranges, size_t n, size_t* first);
   // Setting a oneof member clears the others: of the occurrences [i, j) of the member
   // that won, those before the last occurrence of another member of its oneof are void
   // (a message set, then another member, then the message again starts over).
-  size_t AfterOtherOneofMembers(const MessageInfo& m, size_t first, size_t end, size_t i, size_t j) const {
+  size_t AfterOtherOneofMembers(const MessageInfo& m, size_t first, size_t end, size_t i,
+                                size_t j) const {
     const int oneof = m.fields[occ_[i].field].oneof_index;
     uint64_t cutoff = 0;
     bool any = false;
     for (size_t k = first; k < end; ++k) {
-      if (occ_[k].field != occ_[i].field && m.fields[occ_[k].field].oneof_index == oneof && occ_[k].begin >= cutoff) {
+      if (occ_[k].field != occ_[i].field && m.fields[occ_[k].field].oneof_index == oneof &&
+          occ_[k].begin >= cutoff) {
         cutoff = occ_[k].begin;
         any = true;
       }
@@ -107,14 +122,16 @@ class ProtobufReader {
   bool Value(const MessageInfo& m, const Range* ranges, size_t n, int depth);
   bool Message(const MessageInfo& m, const Range* ranges, size_t n, int depth, bool inline_fields);
   bool WellKnownValue(const MessageInfo& m, const Range* ranges, size_t n, int depth);
-  bool Field(const MessageInfo& m, const FieldInfo& f, size_t occ_first, size_t occ_count, int depth);
+  bool Field(const MessageInfo& m, const FieldInfo& f, size_t occ_first, size_t occ_count,
+             int depth);
   bool Element(const FieldInfo& f, uint8_t wire, uint64_t* at, uint64_t end, int depth);
   bool Scalar(const FieldInfo& f, uint64_t raw, uint64_t at);
   // Checks one occurrence whose value is discarded, emitting nothing.
   bool Check(const FieldInfo& f, const Occ& o, int depth);
   bool MapKey(const FieldInfo& key, uint64_t raw, std::string_view text, uint64_t at);
   bool Open(bool is_map, uint64_t count, uint64_t at, int depth) {
-    if (depth >= kProtobufMaxNesting) return Fail(ErrorCode::kDepthExceeded, at, "nesting deeper than 512");
+    if (depth >= kProtobufMaxNesting)
+      return Fail(ErrorCode::kDepthExceeded, at, "nesting deeper than 512");
     // The sink first: a container it refuses is located at itself, not at its first item.
     if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) return SinkFailed(at);
     return st_.Open(is_map, kUnknownLength, at);
@@ -145,8 +162,11 @@ class ProtobufReader {
     return sink_.Text({buf, static_cast<size_t>(p - buf)}) || SinkFailed(at);
   }
   bool Signed(int64_t v, bool as_text, uint64_t at) {
-    if (as_text) return Decimal(v < 0, v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), at);
-    return (v >= 0 ? sink_.Uint(static_cast<uint64_t>(v)) : sink_.NegInt(~static_cast<uint64_t>(v))) || SinkFailed(at);
+    if (as_text)
+      return Decimal(v < 0, v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v), at);
+    return (v >= 0 ? sink_.Uint(static_cast<uint64_t>(v))
+                   : sink_.NegInt(~static_cast<uint64_t>(v))) ||
+           SinkFailed(at);
   }
   bool Unsigned(uint64_t v, bool as_text, uint64_t at) {
     if (as_text) return Decimal(false, v, at);
@@ -172,8 +192,8 @@ class ProtobufReader {
   const MessageInfo& root_;
   const bool json_;
   const uint8_t* begin_ = nullptr;
-  BudgetVector<Occ> occ_;        // stack of message indexes
-  BudgetVector<Range> ranges_;   // ranges of merged messages
+  BudgetVector<Occ> occ_;       // stack of message indexes
+  BudgetVector<Range> ranges_;  // ranges of merged messages
   BudgetVector<uint32_t> counts_;
 };
 
@@ -195,18 +215,21 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
       if (at - tag_at > 5 || tag > 0xffffffffu) return BadTag(tag_at);
       const uint64_t number = tag >> 3;
       const uint8_t wire = tag & 7;
-      if (number == 0 || number > 536870911) return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(number));
+      if (number == 0 || number > 536870911)
+        return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(number));
       uint64_t vbegin = at, v = 0;
       switch (wire) {
         case kVarint:
           if (!Varint(&at, end, &v)) return false;
           break;
         case kI64:
-          if (end - at < 8) return Fail(ErrorCode::kTruncated, tag_at, "fixed64 runs past the end of its message");
+          if (end - at < 8)
+            return Fail(ErrorCode::kTruncated, tag_at, "fixed64 runs past the end of its message");
           at += 8;
           break;
         case kI32:
-          if (end - at < 4) return Fail(ErrorCode::kTruncated, tag_at, "fixed32 runs past the end of its message");
+          if (end - at < 4)
+            return Fail(ErrorCode::kTruncated, tag_at, "fixed32 runs past the end of its message");
           at += 4;
           break;
         case kLen:
@@ -214,22 +237,24 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
           // Claim guard: a length is checked against the bytes of its message first.
           if (v > end - at) {
             return Fail(ErrorCode::kTruncated, tag_at,
-                        "field " + std::to_string(number) + " claims " + std::to_string(v) + " bytes but " +
-                            std::to_string(end - at) + " remain");
+                        "field " + std::to_string(number) + " claims " + std::to_string(v) +
+                            " bytes but " + std::to_string(end - at) + " remain");
           }
           vbegin = at;
           at += v;
           break;
         case kStartGroup:
         case kEndGroup:
-          return Fail(ErrorCode::kUnsupported, tag_at, "groups (deprecated wire types 3 and 4) are not supported");
+          return Fail(ErrorCode::kUnsupported, tag_at,
+                      "groups (deprecated wire types 3 and 4) are not supported");
         default:
           return Fail(ErrorCode::kSyntax, tag_at, "invalid wire type " + std::to_string(wire));
       }
       const FieldInfo* f = m.FieldByNumber(static_cast<uint32_t>(number));
       if (f == nullptr) {
         if (ctx_.options.reject_unknown_fields) {
-          return Fail(ErrorCode::kSchemaMismatch, tag_at, "unknown field " + std::to_string(number) + " in " + m.full_name);
+          return Fail(ErrorCode::kSchemaMismatch, tag_at,
+                      "unknown field " + std::to_string(number) + " in " + m.full_name);
         }
         continue;  // unknown fields are skipped (proto3 JSON has no place for them)
       }
@@ -255,13 +280,15 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
   const size_t count = occ_.size() - mark;
   const size_t fields = m.fields.size();
   const size_t counts_mark = counts_.size();
-  if (!counts_.Reserve(counts_mark + fields + 1) || !occ_.Reserve(mark + 2 * count)) return SinkFailed(0);
+  if (!counts_.Reserve(counts_mark + fields + 1) || !occ_.Reserve(mark + 2 * count))
+    return SinkFailed(0);
   counts_.Truncate(counts_mark + fields + 1);
   for (size_t i = 0; i <= fields; ++i) counts_[counts_mark + i] = 0;
   for (size_t i = mark; i < mark + count; ++i) ++counts_[counts_mark + occ_[i].field + 1];
   for (size_t i = 1; i <= fields; ++i) counts_[counts_mark + i] += counts_[counts_mark + i - 1];
   occ_.Truncate(mark + 2 * count);
-  for (size_t i = mark; i < mark + count; ++i) occ_[mark + count + counts_[counts_mark + occ_[i].field]++] = occ_[i];
+  for (size_t i = mark; i < mark + count; ++i)
+    occ_[mark + count + counts_[counts_mark + occ_[i].field]++] = occ_[i];
   counts_.Truncate(counts_mark);
   *first = mark + count;
   return true;
@@ -274,7 +301,8 @@ bool ProtobufReader<S>::Value(const MessageInfo& m, const Range* ranges, size_t 
 }
 
 template <Sink S>
-bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_t n, int depth, bool inline_fields) {
+bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_t n, int depth,
+                                bool inline_fields) {
   const size_t mark = occ_.size();
   size_t first;
   if (!Index(m, ranges, n, &first)) return false;
@@ -304,8 +332,10 @@ bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_
           // 32 bits of its varint.
           uint64_t v = begin_[last.begin], p = last.begin;
           if (last.end - last.begin > 1) Varint(&p, last.end, &v);
-          emit = (f.type == google::protobuf::FieldDescriptor::TYPE_BOOL || f.type == google::protobuf::FieldDescriptor::TYPE_INT64 ||
-                  f.type == google::protobuf::FieldDescriptor::TYPE_UINT64 || f.type == google::protobuf::FieldDescriptor::TYPE_SINT64)
+          emit = (f.type == google::protobuf::FieldDescriptor::TYPE_BOOL ||
+                  f.type == google::protobuf::FieldDescriptor::TYPE_INT64 ||
+                  f.type == google::protobuf::FieldDescriptor::TYPE_UINT64 ||
+                  f.type == google::protobuf::FieldDescriptor::TYPE_SINT64)
                      ? v != 0
                      : static_cast<uint32_t>(v) != 0;
         } else {
@@ -316,7 +346,8 @@ bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_
         }
       } else if (f.repeated && f.packable) {
         emit = false;
-        for (size_t k = i; k < j && !emit; ++k) emit = occ_[k].end > occ_[k].begin || occ_[k].wire != kLen;
+        for (size_t k = i; k < j && !emit; ++k)
+          emit = occ_[k].end > occ_[k].begin || occ_[k].wire != kLen;
       }
       occ_[i].wire |= emit ? 0 : 0x80;  // marks the group's first occurrence
       emitted += emit;
@@ -358,13 +389,15 @@ bool ProtobufReader<S>::Message(const MessageInfo& m, const Range* ranges, size_
 // Repeated fields: arrays of every element, packed or not; maps: a map of the entries;
 // singular: the last occurrence, or for a message all of them merged.
 template <Sink S>
-bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t first, size_t count, int depth) {
+bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t first, size_t count,
+                              int depth) {
   const uint64_t at = occ_[first].begin;
   if (f.is_map) {
     const MessageInfo& entry = *f.message;
     const FieldInfo* key_field = entry.FieldByNumber(1);
     const FieldInfo* value_field = entry.FieldByNumber(2);
-    if (!key_field || !value_field) return Fail(ErrorCode::kSchemaMismatch, at, "map entry without key or value");
+    if (!key_field || !value_field)
+      return Fail(ErrorCode::kSchemaMismatch, at, "map entry without key or value");
     if (count > ctx_.limits.max_items) return TooManyItems(count, at);
     if (!Open(true, count, at, depth)) return false;
     for (size_t k = first; k < first + count; ++k) {
@@ -381,19 +414,24 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         if (p - tag_at > 5 || tag > 0xffffffffu) return BadTag(tag_at);
         const uint8_t wire = tag & 7;
         if ((tag >> 3) == 0 || (tag >> 3) > 536870911) {
-          return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(tag >> 3) + " in a map entry");
+          return Fail(ErrorCode::kSyntax, tag_at,
+                      "invalid field number " + std::to_string(tag >> 3) + " in a map entry");
         }
-        if (wire > kI32) return Fail(ErrorCode::kSyntax, tag_at, "invalid wire type " + std::to_string(wire));
+        if (wire > kI32)
+          return Fail(ErrorCode::kSyntax, tag_at, "invalid wire type " + std::to_string(wire));
         uint64_t vb = p;
         if (wire == kVarint) {
           if (!Varint(&p, entry_occ.end, &v)) return false;
         } else if (wire == kI64 || wire == kI32) {
           uint64_t size = wire == kI64 ? 8 : 4;
-          if (entry_occ.end - p < size) return Fail(ErrorCode::kTruncated, tag_at, "map entry field runs past its entry");
+          if (entry_occ.end - p < size)
+            return Fail(ErrorCode::kTruncated, tag_at, "map entry field runs past its entry");
           p += size;
         } else if (wire == kLen) {
           if (!Varint(&p, entry_occ.end, &v)) return false;
-          if (v > entry_occ.end - p) return Fail(ErrorCode::kTruncated, tag_at, "map entry field claims more bytes than its entry holds");
+          if (v > entry_occ.end - p)
+            return Fail(ErrorCode::kTruncated, tag_at,
+                        "map entry field claims more bytes than its entry holds");
           vb = p;
           p += v;
         } else {
@@ -402,11 +440,15 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         const uint64_t number = tag >> 3;
         const FieldInfo* part = number == 1 ? key_field : number == 2 ? value_field : nullptr;
         if (part == nullptr) continue;
-        if (wire != part->wire_type) return Fail(ErrorCode::kSchemaMismatch, tag_at, "map entry field with the wrong wire type");
+        if (wire != part->wire_type)
+          return Fail(ErrorCode::kSchemaMismatch, tag_at,
+                      "map entry field with the wrong wire type");
         // A part given twice: the last wins, the earlier is still checked (as libprotobuf does).
         if (number == 1) {
           if (wire == kLen) {
-            if (!key_text.empty() && !ValidUtf8(key_text)) return Fail(ErrorCode::kInvalidUtf8, OffsetOf(key_text), "map key is not valid UTF-8");
+            if (!key_text.empty() && !ValidUtf8(key_text))
+              return Fail(ErrorCode::kInvalidUtf8, OffsetOf(key_text),
+                          "map key is not valid UTF-8");
             key_text = {reinterpret_cast<const char*>(begin_ + vb), static_cast<size_t>(p - vb)};
           } else if (wire == kVarint) {
             Varint(&vb, p, &key_raw);
@@ -414,7 +456,9 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
             std::memcpy(&key_raw, begin_ + vb, p - vb);
           }
         } else {
-          if (value_wire != 0xff && !Check(*value_field, Occ{value_begin, value_end, 0, value_wire}, depth + 1)) return false;
+          if (value_wire != 0xff &&
+              !Check(*value_field, Occ{value_begin, value_end, 0, value_wire}, depth + 1))
+            return false;
           value_begin = vb;
           value_end = p;
           value_wire = wire;
@@ -444,7 +488,9 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         ++elements;
       } else if (f.wire_type == kI64 || f.wire_type == kI32) {
         const uint64_t size = f.wire_type == kI64 ? 8 : 4;
-        if ((o.end - o.begin) % size) return Fail(ErrorCode::kTruncated, o.begin, "packed field is not a whole number of elements");
+        if ((o.end - o.begin) % size)
+          return Fail(ErrorCode::kTruncated, o.begin,
+                      "packed field is not a whole number of elements");
         elements += (o.end - o.begin) / size;
       } else {
         for (uint64_t p = o.begin; p < o.end; ++p) elements += !(begin_[p] & 0x80);
@@ -481,11 +527,15 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
 template <Sink S>
 bool ProtobufReader<S>::Check(const FieldInfo& f, const Occ& o, int depth) {
   if (f.type == google::protobuf::FieldDescriptor::TYPE_STRING) {
-    std::string_view text(reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin));
-    if (!ValidUtf8(text)) return Fail(ErrorCode::kInvalidUtf8, o.begin, "string field " + f.name + " is not valid UTF-8");
+    std::string_view text(reinterpret_cast<const char*>(begin_ + o.begin),
+                          static_cast<size_t>(o.end - o.begin));
+    if (!ValidUtf8(text))
+      return Fail(ErrorCode::kInvalidUtf8, o.begin,
+                  "string field " + f.name + " is not valid UTF-8");
     return true;
   }
-  if (f.type != google::protobuf::FieldDescriptor::TYPE_MESSAGE) return true;  // scanned with the index
+  if (f.type != google::protobuf::FieldDescriptor::TYPE_MESSAGE)
+    return true;  // scanned with the index
   NullSink none;
   ProtobufReader<NullSink> checker(ctx_, none, schema_, *f.message, false);
   checker.begin_ = begin_;
@@ -497,7 +547,8 @@ bool ProtobufReader<S>::Check(const FieldInfo& f, const Occ& o, int depth) {
 
 // One value of field f at *at (a whole LEN value, or one varint/fixed element).
 template <Sink S>
-bool ProtobufReader<S>::Element(const FieldInfo& f, uint8_t wire, uint64_t* at, uint64_t end, int depth) {
+bool ProtobufReader<S>::Element(const FieldInfo& f, uint8_t wire, uint64_t* at, uint64_t end,
+                                int depth) {
   const uint64_t start = *at;
   uint64_t raw = 0;
   switch (wire) {
@@ -507,7 +558,8 @@ bool ProtobufReader<S>::Element(const FieldInfo& f, uint8_t wire, uint64_t* at, 
     case kI64:
     case kI32: {
       const uint64_t size = wire == kI64 ? 8 : 4;
-      if (end - *at < size) return Fail(ErrorCode::kTruncated, start, "fixed-size element runs past its field");
+      if (end - *at < size)
+        return Fail(ErrorCode::kTruncated, start, "fixed-size element runs past its field");
       for (uint64_t i = 0; i < size; ++i) raw |= uint64_t{begin_[*at + i]} << (8 * i);
       *at += size;
       break;
@@ -518,13 +570,18 @@ bool ProtobufReader<S>::Element(const FieldInfo& f, uint8_t wire, uint64_t* at, 
         Range r{start, end};
         return Value(*f.message, &r, 1, depth);
       }
-      std::string_view bytes(reinterpret_cast<const char*>(begin_ + start), static_cast<size_t>(end - start));
+      std::string_view bytes(reinterpret_cast<const char*>(begin_ + start),
+                             static_cast<size_t>(end - start));
       if (bytes.size() > ctx_.limits.max_string_bytes) {
-        return Fail(ErrorCode::kStringTooLarge, start, "string passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
+        return Fail(
+            ErrorCode::kStringTooLarge, start,
+            "string passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
       }
       bool ok;
       if (f.type == google::protobuf::FieldDescriptor::TYPE_STRING) {
-        if (!ValidUtf8(bytes)) return Fail(ErrorCode::kInvalidUtf8, start, "string field " + f.name + " is not valid UTF-8");
+        if (!ValidUtf8(bytes))
+          return Fail(ErrorCode::kInvalidUtf8, start,
+                      "string field " + f.name + " is not valid UTF-8");
         ok = sink_.Text(bytes);
       } else {
         ok = sink_.Bytes(bytes);
@@ -585,16 +642,20 @@ bool ProtobufReader<S>::Scalar(const FieldInfo& f, uint64_t raw, uint64_t at) {
 
 // Map keys are text in every output (proto3 JSON): "true", "-5", "name".
 template <Sink S>
-bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_view text, uint64_t at) {
+bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_view text,
+                               uint64_t at) {
   using T = google::protobuf::FieldDescriptor;
   char buf[24];
   std::string_view k;
   switch (key.type) {
     case T::TYPE_STRING:
       if (text.size() > ctx_.limits.max_string_bytes) {
-        return Fail(ErrorCode::kStringTooLarge, at, "map key passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
+        return Fail(
+            ErrorCode::kStringTooLarge, at,
+            "map key passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
       }
-      if (!ValidUtf8(text)) return Fail(ErrorCode::kInvalidUtf8, OffsetOf(text), "map key is not valid UTF-8");
+      if (!ValidUtf8(text))
+        return Fail(ErrorCode::kInvalidUtf8, OffsetOf(text), "map key is not valid UTF-8");
       k = text;
       break;
     case T::TYPE_BOOL:
@@ -604,21 +665,32 @@ bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_v
       int64_t v;
       bool is_unsigned = false;
       switch (key.type) {
-        case T::TYPE_SINT64: v = static_cast<int64_t>((raw >> 1) ^ (~(raw & 1) + 1)); break;
+        case T::TYPE_SINT64:
+          v = static_cast<int64_t>((raw >> 1) ^ (~(raw & 1) + 1));
+          break;
         case T::TYPE_SINT32: {
           uint32_t u = static_cast<uint32_t>(raw);
           v = static_cast<int32_t>((u >> 1) ^ (~(u & 1) + 1));
           break;
         }
         case T::TYPE_INT32:
-        case T::TYPE_SFIXED32: v = static_cast<int32_t>(static_cast<uint32_t>(raw)); break;
+        case T::TYPE_SFIXED32:
+          v = static_cast<int32_t>(static_cast<uint32_t>(raw));
+          break;
         case T::TYPE_UINT32:
-        case T::TYPE_FIXED32: v = static_cast<uint32_t>(raw); break;
+        case T::TYPE_FIXED32:
+          v = static_cast<uint32_t>(raw);
+          break;
         case T::TYPE_UINT64:
-        case T::TYPE_FIXED64: is_unsigned = true; v = 0; break;
-        default: v = static_cast<int64_t>(raw);
+        case T::TYPE_FIXED64:
+          is_unsigned = true;
+          v = 0;
+          break;
+        default:
+          v = static_cast<int64_t>(raw);
       }
-      char* e = is_unsigned ? std::to_chars(buf, buf + sizeof buf, raw).ptr : std::to_chars(buf, buf + sizeof buf, v).ptr;
+      char* e = is_unsigned ? std::to_chars(buf, buf + sizeof buf, raw).ptr
+                            : std::to_chars(buf, buf + sizeof buf, v).ptr;
       k = {buf, static_cast<size_t>(e - buf)};
     }
   }
@@ -631,7 +703,8 @@ bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_v
 }
 
 template <Sink S>
-bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges, size_t n, int depth) {
+bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges, size_t n,
+                                       int depth) {
   const uint64_t at = n ? ranges[0].begin : 0;
   if (m.well_known == WellKnown::kStruct || m.well_known == WellKnown::kEmpty) {
     // Struct is {fields: map<string, Value>}: its map is the object itself.
@@ -702,9 +775,11 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       const int64_t seconds = static_cast<int64_t>(varint(last(1)));
       const int32_t nanos = static_cast<int32_t>(static_cast<uint32_t>(varint(last(2))));
       char buf[48];
-      size_t len = m.well_known == WellKnown::kTimestamp ? FormatTimestamp(seconds, nanos, buf) : FormatDuration(seconds, nanos, buf);
+      size_t len = m.well_known == WellKnown::kTimestamp ? FormatTimestamp(seconds, nanos, buf)
+                                                         : FormatDuration(seconds, nanos, buf);
       if (len == 0) {
-        ok = Fail(ErrorCode::kUnrepresentable, at, m.full_name + " out of the range proto3 JSON can write");
+        ok = Fail(ErrorCode::kUnrepresentable, at,
+                  m.full_name + " out of the range proto3 JSON can write");
       } else {
         ok = sink_.Text({buf, len}) || SinkFailed(at);
         if (ok) Done();
@@ -718,24 +793,29 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       for (size_t k = first; k < end; ++k) {
         const Occ& o = occ_[k];
         size += o.end - o.begin + 1;
-        const std::string_view path(reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin));
+        const std::string_view path(reinterpret_cast<const char*>(begin_ + o.begin),
+                                    static_cast<size_t>(o.end - o.begin));
         if (!ValidUtf8(path)) {
           ok = Fail(ErrorCode::kInvalidUtf8, o.begin, "FieldMask path is not valid UTF-8");
           break;
         }
         if (!CamelPathRoundTrips(path)) {
           ok = Fail(ErrorCode::kUnrepresentable, o.begin,
-                    "FieldMask path \"" + std::string(path) + "\" has no lowerCamelCase form that converts back");
+                    "FieldMask path \"" + std::string(path) +
+                        "\" has no lowerCamelCase form that converts back");
           break;
         }
       }
       if (!ok) break;
       if (size > ctx_.limits.max_string_bytes) {
-        ok = Fail(ErrorCode::kStringTooLarge, at, "FieldMask passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
+        ok = Fail(
+            ErrorCode::kStringTooLarge, at,
+            "FieldMask passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
         break;
       }
       if (!ctx_.budget.Charge(size)) {
-        ok = Fail(ErrorCode::kBudgetExceeded, at, "FieldMask of " + std::to_string(size) + " bytes passes max_alloc_bytes");
+        ok = Fail(ErrorCode::kBudgetExceeded, at,
+                  "FieldMask of " + std::to_string(size) + " bytes passes max_alloc_bytes");
         break;
       }
       std::string joined;
@@ -743,7 +823,9 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       for (size_t k = first; k < end; ++k) {
         const Occ& o = occ_[k];
         if (k != first) joined += ',';
-        AppendCamelPath({reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin)}, joined);
+        AppendCamelPath(
+            {reinterpret_cast<const char*>(begin_ + o.begin), static_cast<size_t>(o.end - o.begin)},
+            joined);
       }
       ok = sink_.Text(joined) || SinkFailed(at);
       if (ok) Done();
@@ -790,14 +872,16 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
         }
         break;
       }
-      std::string_view url(reinterpret_cast<const char*>(begin_ + url_occ->begin), url_occ->end - url_occ->begin);
+      std::string_view url(reinterpret_cast<const char*>(begin_ + url_occ->begin),
+                           url_occ->end - url_occ->begin);
       if (!ValidUtf8(url)) {
         ok = Fail(ErrorCode::kInvalidUtf8, url_occ->begin, "Any type_url is not valid UTF-8");
         break;
       }
       const MessageInfo* packed = schema_ ? schema_->Find(url.substr(url.rfind('/') + 1)) : nullptr;
       if (packed == nullptr) {
-        ok = Fail(ErrorCode::kUnknownMessageType, url_occ->begin, "Any holds " + std::string(url) + ", not in the loaded descriptors");
+        ok = Fail(ErrorCode::kUnknownMessageType, url_occ->begin,
+                  "Any holds " + std::string(url) + ", not in the loaded descriptors");
         break;
       }
       Range value{value_occ ? value_occ->begin : at, value_occ ? value_occ->end : at};

@@ -3,9 +3,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -23,7 +23,8 @@ struct Schema::Impl {
   MessageInfo* Info(const pb::Descriptor* d);
   const EnumInfo* Enum(const pb::EnumDescriptor* e) {
     auto& slot = enums[e];
-    if (!slot) slot = std::make_unique<EnumInfo>(EnumInfo{e, e->full_name() == "google.protobuf.NullValue"});
+    if (!slot)
+      slot = std::make_unique<EnumInfo>(EnumInfo{e, e->full_name() == "google.protobuf.NullValue"});
     return slot.get();
   }
 };
@@ -32,14 +33,22 @@ namespace {
 
 WellKnown Classify(const std::string& name) {
   static const std::map<std::string, WellKnown, std::less<>> kKinds = {
-      {"google.protobuf.Timestamp", WellKnown::kTimestamp},   {"google.protobuf.Duration", WellKnown::kDuration},
-      {"google.protobuf.DoubleValue", WellKnown::kDoubleValue}, {"google.protobuf.FloatValue", WellKnown::kFloatValue},
-      {"google.protobuf.Int64Value", WellKnown::kInt64Value}, {"google.protobuf.UInt64Value", WellKnown::kUInt64Value},
-      {"google.protobuf.Int32Value", WellKnown::kInt32Value}, {"google.protobuf.UInt32Value", WellKnown::kUInt32Value},
-      {"google.protobuf.BoolValue", WellKnown::kBoolValue},   {"google.protobuf.StringValue", WellKnown::kStringValue},
-      {"google.protobuf.BytesValue", WellKnown::kBytesValue}, {"google.protobuf.Struct", WellKnown::kStruct},
-      {"google.protobuf.Value", WellKnown::kValue},           {"google.protobuf.ListValue", WellKnown::kListValue},
-      {"google.protobuf.FieldMask", WellKnown::kFieldMask},   {"google.protobuf.Empty", WellKnown::kEmpty},
+      {"google.protobuf.Timestamp", WellKnown::kTimestamp},
+      {"google.protobuf.Duration", WellKnown::kDuration},
+      {"google.protobuf.DoubleValue", WellKnown::kDoubleValue},
+      {"google.protobuf.FloatValue", WellKnown::kFloatValue},
+      {"google.protobuf.Int64Value", WellKnown::kInt64Value},
+      {"google.protobuf.UInt64Value", WellKnown::kUInt64Value},
+      {"google.protobuf.Int32Value", WellKnown::kInt32Value},
+      {"google.protobuf.UInt32Value", WellKnown::kUInt32Value},
+      {"google.protobuf.BoolValue", WellKnown::kBoolValue},
+      {"google.protobuf.StringValue", WellKnown::kStringValue},
+      {"google.protobuf.BytesValue", WellKnown::kBytesValue},
+      {"google.protobuf.Struct", WellKnown::kStruct},
+      {"google.protobuf.Value", WellKnown::kValue},
+      {"google.protobuf.ListValue", WellKnown::kListValue},
+      {"google.protobuf.FieldMask", WellKnown::kFieldMask},
+      {"google.protobuf.Empty", WellKnown::kEmpty},
       {"google.protobuf.Any", WellKnown::kAny},
   };
   auto it = kKinds.find(name);
@@ -70,10 +79,11 @@ WireType WireTypeOf(pb::FieldDescriptor::Type t) {
 // libprotobuf's reasons for refusing a file, for the error message (instead of its log).
 class BuildErrors : public pb::DescriptorPool::ErrorCollector {
  public:
-  void AddError(const std::string& filename, const std::string& element_name, const pb::Message*, ErrorLocation,
-                const std::string& message) override {
+  void AddError(const std::string& filename, const std::string& element_name, const pb::Message*,
+                ErrorLocation, const std::string& message) override {
     if (!text.empty()) text += "; ";
-    text += element_name.empty() || element_name == filename ? message : element_name + ": " + message;
+    text +=
+        element_name.empty() || element_name == filename ? message : element_name + ": " + message;
   }
   std::string text;
 };
@@ -123,8 +133,10 @@ MessageInfo* Schema::Impl::Info(const pb::Descriptor* d) {
     fi.oneof_index = f->real_containing_oneof() ? f->real_containing_oneof()->index() : -1;
     if (f->message_type()) fi.message = Info(f->message_type());
     if (f->enum_type()) fi.enum_info = Enum(f->enum_type());
-    if (fi.number < 1024) m->by_number[fi.number] = static_cast<int16_t>(i);
-    else m->by_large_number[fi.number] = i;
+    if (fi.number < 1024)
+      m->by_number[fi.number] = static_cast<int16_t>(i);
+    else
+      m->by_large_number[fi.number] = i;
   }
   for (int i = 0; i < static_cast<int>(m->fields.size()); ++i) {
     m->by_name.emplace(m->fields[i].json_name, i);
@@ -153,7 +165,8 @@ std::unique_ptr<Schema> Schema::Load(const std::vector<std::string>& paths, std:
     std::vector<std::string> entries;
     while (dirent* e = dir ? readdir(dir) : nullptr) {
       std::string full = path + "/" + e->d_name;
-      if (e->d_name[0] != '.' && stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode)) entries.push_back(full);
+      if (e->d_name[0] != '.' && stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+        entries.push_back(full);
     }
     if (dir) closedir(dir);
     std::sort(entries.begin(), entries.end());
@@ -188,10 +201,12 @@ std::unique_ptr<Schema> Schema::Load(const std::vector<std::string>& paths, std:
   }
   // The well-known types are always known (an Any may name one), and the tables are
   // complete before any thread reads them: Find never writes.
-  for (const char* name : {"Timestamp", "Duration", "DoubleValue", "FloatValue", "Int64Value", "UInt64Value",
-                           "Int32Value", "UInt32Value", "BoolValue", "StringValue", "BytesValue", "Struct", "Value",
-                           "ListValue", "FieldMask", "Empty", "Any"}) {
-    if (const pb::Descriptor* d = impl->pool.FindMessageTypeByName(std::string("google.protobuf.") + name)) {
+  for (const char* name :
+       {"Timestamp", "Duration", "DoubleValue", "FloatValue", "Int64Value", "UInt64Value",
+        "Int32Value", "UInt32Value", "BoolValue", "StringValue", "BytesValue", "Struct", "Value",
+        "ListValue", "FieldMask", "Empty", "Any"}) {
+    if (const pb::Descriptor* d =
+            impl->pool.FindMessageTypeByName(std::string("google.protobuf.") + name)) {
       impl->Info(d);
     }
   }

@@ -38,9 +38,18 @@ enum class WellKnown : uint8_t {
 // In an Any, a well-known type with a JSON form of its own travels as {"@type", "value"};
 // Empty, whose form is just {}, is written inline like any message (as libprotobuf and
 // Java's JsonFormat do, and as libprotobuf requires on input).
-inline bool AnyHasValueMember(WellKnown k) { return k != WellKnown::kNone && k != WellKnown::kEmpty; }
+inline bool AnyHasValueMember(WellKnown k) {
+  return k != WellKnown::kNone && k != WellKnown::kEmpty;
+}
 
-enum WireType : uint8_t { kVarint = 0, kI64 = 1, kLen = 2, kStartGroup = 3, kEndGroup = 4, kI32 = 5 };
+enum WireType : uint8_t {
+  kVarint = 0,
+  kI64 = 1,
+  kLen = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kI32 = 5
+};
 
 struct EnumInfo {
   const google::protobuf::EnumDescriptor* descriptor;
@@ -55,13 +64,13 @@ struct FieldInfo {
   std::string json_name;  // lowerCamelCase unless json_name is set
   uint32_t number;
   google::protobuf::FieldDescriptor::Type type;
-  WireType wire_type;     // of one element
+  WireType wire_type;  // of one element
   bool repeated;
-  bool packable;          // a repeated scalar: packed or not on the wire
-  bool packed;            // written packed (proto3 default)
+  bool packable;  // a repeated scalar: packed or not on the wire
+  bool packed;    // written packed (proto3 default)
   bool is_map;
-  bool has_presence;      // optional, oneof member, message: emitted when set
-  int oneof_index;        // -1: none
+  bool has_presence;                     // optional, oneof member, message: emitted when set
+  int oneof_index;                       // -1: none
   const MessageInfo* message = nullptr;  // message, group and map-entry fields
   const EnumInfo* enum_info = nullptr;
 };
@@ -70,7 +79,7 @@ struct MessageInfo {
   const google::protobuf::Descriptor* descriptor;
   std::string full_name;
   WellKnown well_known = WellKnown::kNone;
-  std::vector<FieldInfo> fields;  // declaration order
+  std::vector<FieldInfo> fields;   // declaration order
   std::vector<int16_t> by_number;  // field number -> index in fields (-1), numbers < 1024
   std::unordered_map<uint32_t, int> by_large_number;
   std::unordered_map<std::string_view, int> by_name;  // json_name and name

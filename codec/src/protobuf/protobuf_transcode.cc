@@ -22,7 +22,8 @@ Status Failure(ErrorCode code, std::string message) {
 }
 
 template <class W>
-bool FromProtobuf(Context& ctx, W& writer, const Schema* schema, const MessageInfo& m, std::string_view input, bool json) {
+bool FromProtobuf(Context& ctx, W& writer, const Schema* schema, const MessageInfo& m,
+                  std::string_view input, bool json) {
   if (!ctx.status.ok()) return false;
   return ProtobufReader<W>(ctx, writer, schema, m, json).Read(input);
 }
@@ -32,8 +33,8 @@ bool FromProtobuf(Context& ctx, W& writer, const Schema* schema, const MessageIn
 Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats* stats) const {
   const MessageInfo* m = Find(r.message_type);
   if (m == nullptr) {
-    return Failure(ErrorCode::kUnknownMessageType,
-                   "message type \"" + std::string(r.message_type) + "\" is not in the loaded descriptors");
+    return Failure(ErrorCode::kUnknownMessageType, "message type \"" + std::string(r.message_type) +
+                                                       "\" is not in the loaded descriptors");
   }
   MappingOptions options = r.options;
   // proto3 JSON writes bytes as standard base64 with padding.
@@ -72,13 +73,13 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
       ok = ctx.status.ok() && ReadAny(r.from, ctx, w, r.input, r.input_padding);
     }
   }
-  if (!ok && ctx.status.ok()) ctx.status = Failure(ErrorCode::kSyntax, "protobuf transcode stopped");
+  if (!ok && ctx.status.ok())
+    ctx.status = Failure(ErrorCode::kSyntax, "protobuf transcode stopped");
   if (stats) {
     stats->allocated_bytes = ctx.budget.used();
     stats->peak_bytes = ctx.budget.peak();
   }
   return std::move(ctx.status);
 }
-
 
 }  // namespace rosetta::codec

@@ -91,7 +91,8 @@ int Base64Value(char c) {
 }  // namespace
 
 size_t FormatTimestamp(int64_t seconds, int32_t nanos, char* out) {
-  if (seconds < kMinTimestamp || seconds > kMaxTimestamp || nanos < 0 || nanos > 999999999) return 0;
+  if (seconds < kMinTimestamp || seconds > kMaxTimestamp || nanos < 0 || nanos > 999999999)
+    return 0;
   int64_t days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
   int64_t rem = seconds - days * 86400;
   int64_t y;
@@ -116,15 +117,16 @@ size_t FormatTimestamp(int64_t seconds, int32_t nanos, char* out) {
 
 bool ParseTimestamp(std::string_view s, int64_t* seconds, int32_t* nanos) {
   int y, mo, d, h, mi, se;
-  if (s.size() < 20 || !ParseDigits(s, 0, 4, &y) || s[4] != '-' || !ParseDigits(s, 5, 2, &mo) || s[7] != '-' ||
-      !ParseDigits(s, 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || !ParseDigits(s, 11, 2, &h) || s[13] != ':' ||
-      !ParseDigits(s, 14, 2, &mi) || s[16] != ':' || !ParseDigits(s, 17, 2, &se)) {
+  if (s.size() < 20 || !ParseDigits(s, 0, 4, &y) || s[4] != '-' || !ParseDigits(s, 5, 2, &mo) ||
+      s[7] != '-' || !ParseDigits(s, 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
+      !ParseDigits(s, 11, 2, &h) || s[13] != ':' || !ParseDigits(s, 14, 2, &mi) || s[16] != ':' ||
+      !ParseDigits(s, 17, 2, &se)) {
     return false;
   }
   static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] || (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 ||
-      se > 59) {
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > kDays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
+      h > 23 || mi > 59 || se > 59) {
     return false;
   }
   size_t at = 19;
@@ -134,8 +136,8 @@ bool ParseTimestamp(std::string_view s, int64_t* seconds, int32_t* nanos) {
     ++at;
   } else if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
     int oh, om;
-    if (!ParseDigits(s, at + 1, 2, &oh) || at + 3 >= s.size() || s[at + 3] != ':' || !ParseDigits(s, at + 4, 2, &om) ||
-        oh > 23 || om > 59) {
+    if (!ParseDigits(s, at + 1, 2, &oh) || at + 3 >= s.size() || s[at + 3] != ':' ||
+        !ParseDigits(s, at + 4, 2, &om) || oh > 23 || om > 59) {
       return false;
     }
     offset = (s[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
@@ -144,18 +146,21 @@ bool ParseTimestamp(std::string_view s, int64_t* seconds, int32_t* nanos) {
     return false;
   }
   if (at != s.size()) return false;
-  *seconds = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 + mi * 60 + se - offset;
+  *seconds = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
+             h * 3600 + mi * 60 + se - offset;
   return *seconds >= kMinTimestamp && *seconds <= kMaxTimestamp;
 }
 
 size_t FormatDuration(int64_t seconds, int32_t nanos, char* out) {
-  if (seconds < -kMaxDurationSeconds || seconds > kMaxDurationSeconds || nanos < -999999999 || nanos > 999999999 ||
-      (seconds > 0 && nanos < 0) || (seconds < 0 && nanos > 0)) {
+  if (seconds < -kMaxDurationSeconds || seconds > kMaxDurationSeconds || nanos < -999999999 ||
+      nanos > 999999999 || (seconds > 0 && nanos < 0) || (seconds < 0 && nanos > 0)) {
     return 0;
   }
   char* p = out;
   if (seconds < 0 || nanos < 0) *p++ = '-';
-  p = std::to_chars(p, p + 24, seconds < 0 ? -static_cast<uint64_t>(seconds) : static_cast<uint64_t>(seconds)).ptr;
+  p = std::to_chars(p, p + 24,
+                    seconds < 0 ? -static_cast<uint64_t>(seconds) : static_cast<uint64_t>(seconds))
+          .ptr;
   p = PutNanos(p, nanos < 0 ? -nanos : nanos);
   *p++ = 's';
   return static_cast<size_t>(p - out);
@@ -195,7 +200,8 @@ bool CamelPathRoundTrips(std::string_view snake) {
   for (size_t i = 0; i < snake.size(); ++i) {
     const char c = snake[i];
     if (c >= 'A' && c <= 'Z') return false;
-    if (c == '_' && (i + 1 == snake.size() || snake[i + 1] < 'a' || snake[i + 1] > 'z')) return false;
+    if (c == '_' && (i + 1 == snake.size() || snake[i + 1] < 'a' || snake[i + 1] > 'z'))
+      return false;
   }
   return true;
 }

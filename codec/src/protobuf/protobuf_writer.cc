@@ -56,22 +56,24 @@ struct ProtobufWriter::AnyBuffer {
   uint32_t depth = 0;
 };
 
-ProtobufWriter::ProtobufWriter(Context& ctx, OutputBuffer& out, const Schema* schema, const MessageInfo& root)
+ProtobufWriter::ProtobufWriter(Context& ctx, OutputBuffer& out, const Schema* schema,
+                               const MessageInfo& root)
     : ctx_(ctx), out_(out), schema_(schema), root_(root), levels_(ctx) {}
 
 ProtobufWriter::~ProtobufWriter() = default;
 
 bool ProtobufWriter::OutputFull() {
   if (out_.over_limit()) {
-    return ctx_.Fail(ErrorCode::kOutputTooLarge,
-                     "output would pass max_output_bytes " + std::to_string(ctx_.limits.max_output_bytes));
+    return ctx_.Fail(ErrorCode::kOutputTooLarge, "output would pass max_output_bytes " +
+                                                     std::to_string(ctx_.limits.max_output_bytes));
   }
   return ctx_.BudgetExceeded(out_.capacity());
 }
 
 bool ProtobufWriter::Push(Level level) {
   if (levels_.size() >= ctx_.limits.max_depth) {
-    return ctx_.Fail(ErrorCode::kDepthExceeded, "writer: nesting deeper than max_depth " + std::to_string(ctx_.limits.max_depth));
+    return ctx_.Fail(ErrorCode::kDepthExceeded, "writer: nesting deeper than max_depth " +
+                                                    std::to_string(ctx_.limits.max_depth));
   }
   return levels_.Push(level);
 }
@@ -95,7 +97,8 @@ bool ProtobufWriter::Fill(uint64_t slot) {
 
 bool ProtobufWriter::Tag(uint64_t tag) {
   if (tag != kTagPositiveBignum && tag != kTagNegativeBignum) return true;
-  if (!levels_.empty() && levels_.back().mode == Mode::kAnyBuffer) return any_buffers_[levels_.back().count]->writer.Tag(tag);
+  if (!levels_.empty() && levels_.back().mode == Mode::kAnyBuffer)
+    return any_buffers_[levels_.back().count]->writer.Tag(tag);
   bignum_tag_ = tag;
   return true;
 }
@@ -127,7 +130,8 @@ bool ProtobufWriter::Bignum(std::string_view magnitude) {
   const int shift = static_cast<int>(8 * (size - 8));
   double d;
   if (negative && rest_ones) {  // magnitude + 1 carries into the top bits
-    d = top == UINT64_MAX ? std::ldexp(1.0, 64 + shift) : std::ldexp(static_cast<double>(top + 1), shift);
+    d = top == UINT64_MAX ? std::ldexp(1.0, 64 + shift)
+                          : std::ldexp(static_cast<double>(top + 1), shift);
   } else {
     const bool sticky = negative || !rest_zero;  // magnitude + 1 leaves a non-zero rest
     d = std::ldexp(static_cast<double>(top | (sticky ? 1 : 0)), shift);
@@ -149,24 +153,39 @@ bool ProtobufWriter::Event(const Ev& ev) {
   Level& top = levels_.back();
   switch (top.mode) {
     case Mode::kSkip:
-      if (ev.kind == Ev::kBeginArray || ev.kind == Ev::kBeginMap) ++top.skip_depth;
-      else if (ev.kind == Ev::kEndArray || ev.kind == Ev::kEndMap) --top.skip_depth;
+      if (ev.kind == Ev::kBeginArray || ev.kind == Ev::kBeginMap)
+        ++top.skip_depth;
+      else if (ev.kind == Ev::kEndArray || ev.kind == Ev::kEndMap)
+        --top.skip_depth;
       if (top.skip_depth == 0) levels_.Pop();
       return true;
     case Mode::kAnyBuffer: {
       AnyBuffer& buffer = *any_buffers_[top.count];
       CborWriter& w = buffer.writer;
       switch (ev.kind) {
-        case Ev::kNull: return w.Null();
-        case Ev::kBool: return w.Bool(ev.u != 0);
-        case Ev::kUint: return w.Uint(ev.u);
-        case Ev::kNegInt: return w.NegInt(ev.u);
-        case Ev::kDouble: return w.Double(ev.d);
-        case Ev::kText: return w.Text(ev.s);
-        case Ev::kBytes: return w.Bytes(ev.s);
-        case Ev::kBeginArray: ++buffer.depth; return w.BeginArray(kUnknownLength);
-        case Ev::kBeginMap: ++buffer.depth; return w.BeginMap(kUnknownLength);
-        case Ev::kEndArray: --buffer.depth; return w.EndArray();
+        case Ev::kNull:
+          return w.Null();
+        case Ev::kBool:
+          return w.Bool(ev.u != 0);
+        case Ev::kUint:
+          return w.Uint(ev.u);
+        case Ev::kNegInt:
+          return w.NegInt(ev.u);
+        case Ev::kDouble:
+          return w.Double(ev.d);
+        case Ev::kText:
+          return w.Text(ev.s);
+        case Ev::kBytes:
+          return w.Bytes(ev.s);
+        case Ev::kBeginArray:
+          ++buffer.depth;
+          return w.BeginArray(kUnknownLength);
+        case Ev::kBeginMap:
+          ++buffer.depth;
+          return w.BeginMap(kUnknownLength);
+        case Ev::kEndArray:
+          --buffer.depth;
+          return w.EndArray();
         case Ev::kEndMap:
           if (buffer.depth == 0) return w.EndMap() && AnyReplay();
           --buffer.depth;
@@ -192,21 +211,26 @@ bool ProtobufWriter::Event(const Ev& ev) {
       if (f->oneof_index >= 0 && f->oneof_index < 64) {
         // proto3 JSON: at most one member of a oneof (libprotobuf refuses the others too).
         const uint64_t bit = uint64_t{1} << f->oneof_index;
-        if (top.oneofs & bit) return Mismatch("field " + f->name + ": another member of its oneof is already set");
+        if (top.oneofs & bit)
+          return Mismatch("field " + f->name + ": another member of its oneof is already set");
         top.oneofs |= bit;
       }
       if (f->is_map) {
-        if (ev.kind != Ev::kBeginMap) return Mismatch("field " + f->name + " is a map: expected an object");
-        return Push(Level{Mode::kMap, f->message, f, {kNoSlot, kNoSlot, kNoSlot}, kNoSlot, 0, false, 0, 0, true});
+        if (ev.kind != Ev::kBeginMap)
+          return Mismatch("field " + f->name + " is a map: expected an object");
+        return Push(Level{
+            Mode::kMap, f->message, f, {kNoSlot, kNoSlot, kNoSlot}, kNoSlot, 0, false, 0, 0, true});
       }
       if (f->repeated) {
-        if (ev.kind != Ev::kBeginArray) return Mismatch("field " + f->name + " is repeated: expected an array");
-        Level l{Mode::kRepeated, nullptr, f, {kNoSlot, kNoSlot, kNoSlot}, kNoSlot, 0, f->packed, out_.size(), 0, false};
+        if (ev.kind != Ev::kBeginArray)
+          return Mismatch("field " + f->name + " is repeated: expected an array");
+        Level l{Mode::kRepeated, nullptr, f,    {kNoSlot, kNoSlot, kNoSlot}, kNoSlot, 0, f->packed,
+                out_.size(),     0,       false};
         if (l.packed && !(Tag(f->number, kLen) && Slot(&l.slots[0]))) return false;
         return Push(l);
       }
       if (f->type == T::TYPE_MESSAGE) return MessageValue(*f->message, f->number, ev, kNoSlot);
-      return Scalar(*f, ev, false) ;
+      return Scalar(*f, ev, false);
     }
     case Mode::kRepeated: {
       if (ev.kind == Ev::kEndArray) return Close(ev);
@@ -256,17 +280,29 @@ bool ProtobufWriter::Event(const Ev& ev) {
 }
 
 bool ProtobufWriter::Key(Level& level, const Ev& ev) {
-  if (ev.kind != Ev::kText) return Mismatch("member names of " + level.msg->full_name + " must be text");
+  if (ev.kind != Ev::kText)
+    return Mismatch("member names of " + level.msg->full_name + " must be text");
   if (level.mode == Mode::kAnyBody && AnyHasValueMember(level.msg->well_known)) {
-    if (ev.s != "value") return Mismatch("an Any of a well-known type has only \"@type\" and \"value\"");
+    if (ev.s != "value")
+      return Mismatch("an Any of a well-known type has only \"@type\" and \"value\"");
     level.field = &kAnyValueDue;
     return true;
   }
   const FieldInfo* f = level.msg->FieldByName(ev.s);
   if (f == nullptr) {
-    if (level.mode == Mode::kAnyBody && ev.s == "@type") return Mismatch("Any with two \"@type\" members");
+    if (level.mode == Mode::kAnyBody && ev.s == "@type")
+      return Mismatch("Any with two \"@type\" members");
     if (ctx_.options.ignore_unknown_fields) {
-      return Push(Level{Mode::kSkip, nullptr, nullptr, {kNoSlot, kNoSlot, kNoSlot}, kNoSlot, 0, false, 0, 0, false});
+      return Push(Level{Mode::kSkip,
+                        nullptr,
+                        nullptr,
+                        {kNoSlot, kNoSlot, kNoSlot},
+                        kNoSlot,
+                        0,
+                        false,
+                        0,
+                        0,
+                        false});
     }
     return Mismatch("unknown field \"" + std::string(ev.s) + "\" in " + level.msg->full_name);
   }
@@ -279,8 +315,10 @@ bool ProtobufWriter::MapKey(const FieldInfo& map_field, const Ev& ev) {
   const FieldInfo& key = *level.msg->FieldByNumber(1);
   Ev k = ev;
   if (key.type == T::TYPE_BOOL) {
-    if (ev.kind == Ev::kText && (ev.s == "true" || ev.s == "false")) k = Ev{Ev::kBool, ev.s == "true" ? 1u : 0u};
-    else if (ev.kind != Ev::kBool) return Mismatch("map key must be \"true\" or \"false\"");
+    if (ev.kind == Ev::kText && (ev.s == "true" || ev.s == "false"))
+      k = Ev{Ev::kBool, ev.s == "true" ? 1u : 0u};
+    else if (ev.kind != Ev::kBool)
+      return Mismatch("map key must be \"true\" or \"false\"");
   }
   uint64_t entry;
   if (!Tag(map_field.number, kLen) || !Slot(&entry)) return false;
@@ -293,7 +331,8 @@ bool ProtobufWriter::MapKey(const FieldInfo& map_field, const Ev& ev) {
 bool ProtobufWriter::AnyType(Level& level, std::string_view url) {
   const MessageInfo* packed = schema_ ? schema_->Find(url.substr(url.rfind('/') + 1)) : nullptr;
   if (packed == nullptr) {
-    ctx_.Fail(ErrorCode::kUnknownMessageType, "Any \"@type\" " + std::string(url) + " is not in the loaded descriptors");
+    ctx_.Fail(ErrorCode::kUnknownMessageType,
+              "Any \"@type\" " + std::string(url) + " is not in the loaded descriptors");
     return false;
   }
   uint64_t value;
@@ -323,8 +362,10 @@ bool ProtobufWriter::AnyReplay() {
     bool found = false;
     bool Item(bool is_text, std::string_view s) {
       if (depth == 1) {
-        if (index % 2 == 0) next_is_type = is_text && s == "@type";
-        else if (next_is_type && is_text) type = s, found = true;
+        if (index % 2 == 0)
+          next_is_type = is_text && s == "@type";
+        else if (next_is_type && is_text)
+          type = s, found = true;
         ++index;
       }
       return true;
@@ -338,8 +379,14 @@ bool ProtobufWriter::AnyReplay() {
     bool Double(double) { return Item(false, {}); }
     bool Text(std::string_view s) { return Item(true, s); }
     bool Bytes(std::string_view) { return Item(false, {}); }
-    bool BeginArray(uint64_t) { Item(false, {}); return ++depth, true; }
-    bool BeginMap(uint64_t) { Item(false, {}); return ++depth, true; }
+    bool BeginArray(uint64_t) {
+      Item(false, {});
+      return ++depth, true;
+    }
+    bool BeginMap(uint64_t) {
+      Item(false, {});
+      return ++depth, true;
+    }
     bool EndArray() { return --depth, true; }
     bool EndMap() { return --depth, true; }
     bool Tag(uint64_t) { return true; }
@@ -430,7 +477,9 @@ bool ProtobufWriter::Close(const Ev&) {
     out_.Resize(l.packed_tag_at);
     l.slots[0] = kNoSlot;
   }
-  if ((l.mode == Mode::kAny || l.mode == Mode::kAnyBody) && l.entry_slot != kNoSlot && !Fill(l.entry_slot)) return false;
+  if ((l.mode == Mode::kAny || l.mode == Mode::kAnyBody) && l.entry_slot != kNoSlot &&
+      !Fill(l.entry_slot))
+    return false;
   if (!FillAll(l.slots)) return false;
   if (levels_.empty()) done_ = true;
   return true;
@@ -438,11 +487,14 @@ bool ProtobufWriter::Close(const Ev&) {
 
 // A value of message type m: `number` is its field (0: the message itself, at the root or
 // inside an Any), extra_slot a LengthSlot of the caller's to fill once it is complete.
-bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const Ev& ev, uint64_t extra_slot) {
+bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const Ev& ev,
+                                  uint64_t extra_slot) {
   uint64_t own = kNoSlot;
   auto open = [&]() { return number == 0 || (Tag(number, kLen) && Slot(&own)); };
-  auto push = [&](Mode mode, const MessageInfo* msg, const FieldInfo* field, uint64_t inner_slot, bool packed) {
-    Level l{mode, msg, field, {inner_slot, own, extra_slot}, kNoSlot, 0, packed, 0, 0, mode == Mode::kMap || mode == Mode::kAny};
+  auto push = [&](Mode mode, const MessageInfo* msg, const FieldInfo* field, uint64_t inner_slot,
+                  bool packed) {
+    Level l{mode,   msg, field, {inner_slot, own, extra_slot},           kNoSlot, 0,
+            packed, 0,   0,     mode == Mode::kMap || mode == Mode::kAny};
     if (inner_slot == kNoSlot) {
       l.slots[0] = own;
       l.slots[1] = extra_slot;
@@ -450,7 +502,9 @@ bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const E
     }
     return Push(l);
   };
-  auto finish = [&]() { return (own == kNoSlot || Fill(own)) && (extra_slot == kNoSlot || Fill(extra_slot)); };
+  auto finish = [&]() {
+    return (own == kNoSlot || Fill(own)) && (extra_slot == kNoSlot || Fill(extra_slot));
+  };
   switch (m.well_known) {
     case WellKnown::kNone:
     case WellKnown::kEmpty:
@@ -469,12 +523,20 @@ bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const E
       if (!open()) return false;
       const FieldInfo* kind = nullptr;
       switch (ev.kind) {
-        case Ev::kNull: kind = m.FieldByNumber(1); break;
+        case Ev::kNull:
+          kind = m.FieldByNumber(1);
+          break;
         case Ev::kUint:
         case Ev::kNegInt:
-        case Ev::kDouble: kind = m.FieldByNumber(2); break;
-        case Ev::kText: kind = m.FieldByNumber(3); break;
-        case Ev::kBool: kind = m.FieldByNumber(4); break;
+        case Ev::kDouble:
+          kind = m.FieldByNumber(2);
+          break;
+        case Ev::kText:
+          kind = m.FieldByNumber(3);
+          break;
+        case Ev::kBool:
+          kind = m.FieldByNumber(4);
+          break;
         case Ev::kBeginMap:
         case Ev::kBeginArray: {
           const FieldInfo* member = m.FieldByNumber(ev.kind == Ev::kBeginMap ? 5 : 6);
@@ -484,7 +546,8 @@ bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const E
           return push(ev.kind == Ev::kBeginMap ? Mode::kMap : Mode::kRepeated,
                       ev.kind == Ev::kBeginMap ? content.message : nullptr, &content, inner, false);
         }
-        default: return Mismatch("google.protobuf.Value cannot hold a byte string");
+        default:
+          return Mismatch("google.protobuf.Value cannot hold a byte string");
       }
       // A oneof member is written even at its default.
       if (!Scalar(*kind, ev.kind == Ev::kNull ? Ev{Ev::kUint, 0} : ev, false, false)) return false;
@@ -495,12 +558,16 @@ bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const E
       if (ev.kind != Ev::kText) return Mismatch(m.full_name + " must be a string");
       int64_t seconds;
       int32_t nanos;
-      bool ok = m.well_known == WellKnown::kTimestamp ? ParseTimestamp(ev.s, &seconds, &nanos) : ParseDuration(ev.s, &seconds, &nanos);
+      bool ok = m.well_known == WellKnown::kTimestamp ? ParseTimestamp(ev.s, &seconds, &nanos)
+                                                      : ParseDuration(ev.s, &seconds, &nanos);
       if (!ok) return Mismatch("\"" + std::string(ev.s) + "\" is not a valid " + m.full_name);
       char body[24];
       char* p = body;
-      if (seconds != 0) p = PutVarintAt(PutVarintAt(p, 1 << 3 | kVarint), static_cast<uint64_t>(seconds));
-      if (nanos != 0) p = PutVarintAt(PutVarintAt(p, 2 << 3 | kVarint), static_cast<uint64_t>(static_cast<int64_t>(nanos)));
+      if (seconds != 0)
+        p = PutVarintAt(PutVarintAt(p, 1 << 3 | kVarint), static_cast<uint64_t>(seconds));
+      if (nanos != 0)
+        p = PutVarintAt(PutVarintAt(p, 2 << 3 | kVarint),
+                        static_cast<uint64_t>(static_cast<int64_t>(nanos)));
       if (!Room(20 + (p - body))) return false;
       if (number) {
         PutVarint(uint64_t{number} << 3 | kLen);
@@ -517,7 +584,8 @@ bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const E
         size_t comma = ev.s.find(',', start);
         if (comma == std::string_view::npos) comma = ev.s.size();
         path.clear();
-        if (!AppendSnakePath(ev.s.substr(start, comma - start), path)) return Mismatch("invalid FieldMask path");
+        if (!AppendSnakePath(ev.s.substr(start, comma - start), path))
+          return Mismatch("invalid FieldMask path");
         if (!path.empty()) {
           if (!Tag(1, kLen) || !Room(10 + path.size())) return false;
           PutVarint(path.size());
@@ -528,7 +596,8 @@ bool ProtobufWriter::MessageValue(const MessageInfo& m, uint32_t number, const E
       return finish();
     }
     default: {  // wrappers: the wrapped value
-      if (ev.kind == Ev::kBeginMap || ev.kind == Ev::kBeginArray) return Mismatch(m.full_name + " must be a scalar");
+      if (ev.kind == Ev::kBeginMap || ev.kind == Ev::kBeginArray)
+        return Mismatch(m.full_name + " must be a scalar");
       if (!open()) return false;
       if (ev.kind != Ev::kNull && !Scalar(m.fields[0], ev, false, true)) return false;
       return finish();
@@ -546,7 +615,8 @@ bool ProtobufWriter::ToInteger(const FieldInfo& f, const Ev& ev, uint64_t* raw) 
   const bool is_signed = IsSigned(f.type);
   const bool narrow = Is32(f.type);
   const int64_t min = narrow ? INT32_MIN : INT64_MIN;
-  const uint64_t max = is_signed ? (narrow ? INT32_MAX : INT64_MAX) : (narrow ? UINT32_MAX : UINT64_MAX);
+  const uint64_t max =
+      is_signed ? (narrow ? INT32_MAX : INT64_MAX) : (narrow ? UINT32_MAX : UINT64_MAX);
   bool negative = false;
   uint64_t magnitude = 0;  // |v|
   switch (ev.kind) {
@@ -560,7 +630,8 @@ bool ProtobufWriter::ToInteger(const FieldInfo& f, const Ev& ev, uint64_t* raw) 
       break;
     case Ev::kDouble:
     case Ev::kText: {
-      if (in_bignum_) return ctx_.Fail(ErrorCode::kUnrepresentable, "integer beyond 64 bits for field " + f.name);
+      if (in_bignum_)
+        return ctx_.Fail(ErrorCode::kUnrepresentable, "integer beyond 64 bits for field " + f.name);
       double d = ev.d;
       if (ev.kind == Ev::kText) {
         // Numbers as strings: exact integers first, else a number that is integral.
@@ -568,13 +639,16 @@ bool ProtobufWriter::ToInteger(const FieldInfo& f, const Ev& ev, uint64_t* raw) 
         negative = !t.empty() && t.front() == '-';
         std::string_view digits = negative ? t.substr(1) : t;
         auto r = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
-        if (r.ec == std::errc() && r.ptr == digits.data() + digits.size() && !digits.empty() && digits.front() != '+') break;
+        if (r.ec == std::errc() && r.ptr == digits.data() + digits.size() && !digits.empty() &&
+            digits.front() != '+')
+          break;
         auto rd = std::from_chars(t.data(), t.data() + t.size(), d);
         if (rd.ec != std::errc() || rd.ptr != t.data() + t.size()) {
           return Mismatch("\"" + std::string(t) + "\" is not an integer for field " + f.name);
         }
       }
-      if (!std::isfinite(d) || d != std::trunc(d) || d >= 18446744073709551616.0 || d <= -9223372036854775809.0) {
+      if (!std::isfinite(d) || d != std::trunc(d) || d >= 18446744073709551616.0 ||
+          d <= -9223372036854775809.0) {
         return Mismatch("not an integer for field " + f.name);
       }
       negative = d < 0;
@@ -585,7 +659,8 @@ bool ProtobufWriter::ToInteger(const FieldInfo& f, const Ev& ev, uint64_t* raw) 
       return Mismatch("field " + f.name + " needs a number");
   }
   if (negative && magnitude != 0) {
-    if (!is_signed || magnitude - 1 > static_cast<uint64_t>(-(min + 1))) return Mismatch("integer out of range for field " + f.name);
+    if (!is_signed || magnitude - 1 > static_cast<uint64_t>(-(min + 1)))
+      return Mismatch("integer out of range for field " + f.name);
     *raw = ~(magnitude - 1);  // two's complement of -magnitude
   } else {
     if (magnitude > max) return Mismatch("integer out of range for field " + f.name);
@@ -596,13 +671,22 @@ bool ProtobufWriter::ToInteger(const FieldInfo& f, const Ev& ev, uint64_t* raw) 
 
 bool ProtobufWriter::ToFloating(const FieldInfo& f, const Ev& ev, double* d) {
   switch (ev.kind) {
-    case Ev::kUint: *d = static_cast<double>(ev.u); break;
-    case Ev::kNegInt: *d = -1.0 - static_cast<double>(ev.u); break;
-    case Ev::kDouble: *d = ev.d; break;
+    case Ev::kUint:
+      *d = static_cast<double>(ev.u);
+      break;
+    case Ev::kNegInt:
+      *d = -1.0 - static_cast<double>(ev.u);
+      break;
+    case Ev::kDouble:
+      *d = ev.d;
+      break;
     case Ev::kText: {
-      if (ev.s == "NaN") *d = std::numeric_limits<double>::quiet_NaN();
-      else if (ev.s == "Infinity") *d = INFINITY;
-      else if (ev.s == "-Infinity") *d = -INFINITY;
+      if (ev.s == "NaN")
+        *d = std::numeric_limits<double>::quiet_NaN();
+      else if (ev.s == "Infinity")
+        *d = INFINITY;
+      else if (ev.s == "-Infinity")
+        *d = -INFINITY;
       else {
         // A decimal number; "nan", "inf" and the like are not proto3 JSON's spellings.
         auto r = std::from_chars(ev.s.data(), ev.s.data() + ev.s.size(), *d);
@@ -615,7 +699,9 @@ bool ProtobufWriter::ToFloating(const FieldInfo& f, const Ev& ev, double* d) {
     default:
       return Mismatch("field " + f.name + " needs a number");
   }
-  if (in_bignum_ && !std::isfinite(*d)) return ctx_.Fail(ErrorCode::kUnrepresentable, "integer beyond the range of a double for field " + f.name);
+  if (in_bignum_ && !std::isfinite(*d))
+    return ctx_.Fail(ErrorCode::kUnrepresentable,
+                     "integer beyond the range of a double for field " + f.name);
   // A float takes what rounds to a finite float: up to FLT_MAX plus half its last unit,
   // so FLT_MAX as printed ("3.4028235e+38", shortest form) comes back.
   if (f.type == T::TYPE_FLOAT && std::isfinite(*d) && !(std::fabs(*d) < 0x1.ffffffp127)) {
@@ -624,7 +710,8 @@ bool ProtobufWriter::ToFloating(const FieldInfo& f, const Ev& ev, double* d) {
   return true;
 }
 
-bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_element, bool omit_default) {
+bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_element,
+                            bool omit_default) {
   const uint8_t wire = f.wire_type;
   switch (f.type) {
     case T::TYPE_STRING:
@@ -649,7 +736,8 @@ bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_elemen
       if (!packed_element) PutVarint(uint64_t{f.number} << 3 | kLen);
       PutVarint(size);
       if (decode) {
-        if (!Base64Decode(data, out_.cursor())) return Mismatch("field " + f.name + ": invalid base64");
+        if (!Base64Decode(data, out_.cursor()))
+          return Mismatch("field " + f.name + ": invalid base64");
         out_.Advance(size);
       } else {
         out_.Append(data.data(), size);
@@ -668,7 +756,8 @@ bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_elemen
     case T::TYPE_FLOAT: {
       double d;
       if (!ToFloating(f, ev, &d)) return false;
-      uint64_t bits = f.type == T::TYPE_DOUBLE ? std::bit_cast<uint64_t>(d) : std::bit_cast<uint32_t>(static_cast<float>(d));
+      uint64_t bits = f.type == T::TYPE_DOUBLE ? std::bit_cast<uint64_t>(d)
+                                               : std::bit_cast<uint32_t>(static_cast<float>(d));
       if (omit_default && bits == 0) return true;  // +0.0 only: -0.0 is written
       const int size = f.type == T::TYPE_DOUBLE ? 8 : 4;
       if (!Room(18)) return false;
@@ -685,7 +774,8 @@ bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_elemen
       const auto* value = f.enum_info->descriptor->FindValueByName(std::string(ev.s));
       if (value == nullptr) {
         if (ctx_.options.ignore_unknown_fields) return true;
-        return Mismatch("\"" + std::string(ev.s) + "\" is not a value of " + f.enum_info->descriptor->full_name());
+        return Mismatch("\"" + std::string(ev.s) + "\" is not a value of " +
+                        f.enum_info->descriptor->full_name());
       }
       raw = static_cast<uint64_t>(static_cast<int64_t>(value->number()));
     } else if (ev.kind == Ev::kNull && f.enum_info->is_null_value) {
@@ -702,7 +792,8 @@ bool ProtobufWriter::Scalar(const FieldInfo& f, const Ev& ev, bool packed_elemen
   switch (f.type) {
     case T::TYPE_SINT32: {
       const int32_t v = static_cast<int32_t>(raw);
-      PutVarint(static_cast<uint32_t>((static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31)));
+      PutVarint(
+          static_cast<uint32_t>((static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31)));
       break;
     }
     case T::TYPE_SINT64: {

@@ -38,7 +38,8 @@ class ProtobufWriter {
   bool Double(double d) { return Event({Ev::kDouble, 0, d}); }
   bool Text(std::string_view s) { return Event({Ev::kText, 0, 0, s}); }
   bool Bytes(std::string_view s) {
-    if (bignum_tag_ != 0) [[unlikely]] return Bignum(s);
+    if (bignum_tag_ != 0) [[unlikely]]
+      return Bignum(s);
     return Event({Ev::kBytes, 0, 0, s});
   }
   bool BeginArray(uint64_t) { return Event({Ev::kBeginArray}); }
@@ -51,8 +52,21 @@ class ProtobufWriter {
 
  private:
   struct Ev {
-    enum Kind : uint8_t { kNull, kBool, kUint, kNegInt, kDouble, kText, kBytes, kBeginArray, kBeginMap, kEndArray, kEndMap };
-    Ev(Kind k, uint64_t uv = 0, double dv = 0, std::string_view sv = {}) : kind(k), u(uv), d(dv), s(sv) {}
+    enum Kind : uint8_t {
+      kNull,
+      kBool,
+      kUint,
+      kNegInt,
+      kDouble,
+      kText,
+      kBytes,
+      kBeginArray,
+      kBeginMap,
+      kEndArray,
+      kEndMap
+    };
+    Ev(Kind k, uint64_t uv = 0, double dv = 0, std::string_view sv = {})
+        : kind(k), u(uv), d(dv), s(sv) {}
     Kind kind;
     uint64_t u;
     double d;
@@ -97,11 +111,14 @@ class ProtobufWriter {
   bool Push(Level level);
 
   bool Room(size_t n) {
-    if (out_.Ensure(n)) [[likely]] return true;
+    if (out_.Ensure(n)) [[likely]]
+      return true;
     return OutputFull();
   }
   [[gnu::cold]] bool OutputFull();
-  [[gnu::cold]] bool Mismatch(std::string message) { return ctx_.Fail(ErrorCode::kSchemaMismatch, std::move(message)); }
+  [[gnu::cold]] bool Mismatch(std::string message) {
+    return ctx_.Fail(ErrorCode::kSchemaMismatch, std::move(message));
+  }
   void PutVarint(uint64_t v) {  // after Room(10)
     char* p = out_.cursor();
     char* start = p;
@@ -137,7 +154,7 @@ class ProtobufWriter {
   const Schema* schema_;
   const MessageInfo& root_;
   BudgetVector<Level> levels_;
-  bool done_ = false;  // the root value is complete
+  bool done_ = false;        // the root value is complete
   uint64_t bignum_tag_ = 0;  // a bignum tag whose byte string is due
   bool in_bignum_ = false;   // the event being written is a bignum (as a double)
   // Any members waiting for their "@type" (kAnyBuffer levels index these).

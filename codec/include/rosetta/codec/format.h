@@ -42,6 +42,6 @@ constexpr const FormatInfo* FindFormat(int number) {
 constexpr const FormatInfo& Info(Format format) { return *FindFormat(static_cast<int>(format)); }
 
 std::optional<Format> ParseFormat(std::string_view name);  // "json", "cbor", ...
-std::string_view FormatName(Format format);                // "unknown" for a number not in the table
+std::string_view FormatName(Format format);  // "unknown" for a number not in the table
 
 }  // namespace rosetta::codec

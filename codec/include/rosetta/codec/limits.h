@@ -38,9 +38,13 @@ struct LimitInfo {
 
 namespace limits_detail {
 template <auto Member>
-constexpr LimitInfo Row(std::string_view name, std::string_view meaning, uint64_t server_default, uint64_t cap) {
+constexpr LimitInfo Row(std::string_view name, std::string_view meaning, uint64_t server_default,
+                        uint64_t cap) {
   using T = std::remove_reference_t<decltype(std::declval<Limits&>().*Member)>;
-  return {name, meaning, server_default, cap < uint64_t{T(~T{0})} ? cap : uint64_t{T(~T{0})},
+  return {name,
+          meaning,
+          server_default,
+          cap < uint64_t{T(~T{0})} ? cap : uint64_t{T(~T{0})},
           [](const Limits& l) -> uint64_t { return l.*Member; },
           [](Limits& l, uint64_t v) { l.*Member = static_cast<T>(v); }};
 }
@@ -51,14 +55,18 @@ constexpr LimitInfo Row(std::string_view name, std::string_view meaning, uint64_
 inline constexpr uint64_t kMaxDepthCap = 100000;
 
 inline constexpr std::array<LimitInfo, 6> kLimitTable = {
-    limits_detail::Row<&Limits::max_input_bytes>("max_input_bytes", "largest payload accepted", 4 << 20, ~uint64_t{0}),
-    limits_detail::Row<&Limits::max_output_bytes>("max_output_bytes", "largest output produced", 16 << 20, ~uint64_t{0}),
-    limits_detail::Row<&Limits::max_depth>("max_depth", "deepest nesting of containers", 128, kMaxDepthCap),
-    limits_detail::Row<&Limits::max_string_bytes>("max_string_bytes", "longest text or byte string", 4 << 20,
-                                                  ~uint64_t{0}),
-    limits_detail::Row<&Limits::max_items>("max_items", "most items in one array or map", 1 << 20, ~uint64_t{0}),
-    limits_detail::Row<&Limits::max_alloc_bytes>("max_alloc_bytes", "bytes the codec may allocate for one request",
-                                                 64 << 20, ~uint64_t{0}),
+    limits_detail::Row<&Limits::max_input_bytes>("max_input_bytes", "largest payload accepted",
+                                                 4 << 20, ~uint64_t{0}),
+    limits_detail::Row<&Limits::max_output_bytes>("max_output_bytes", "largest output produced",
+                                                  16 << 20, ~uint64_t{0}),
+    limits_detail::Row<&Limits::max_depth>("max_depth", "deepest nesting of containers", 128,
+                                           kMaxDepthCap),
+    limits_detail::Row<&Limits::max_string_bytes>("max_string_bytes", "longest text or byte string",
+                                                  4 << 20, ~uint64_t{0}),
+    limits_detail::Row<&Limits::max_items>("max_items", "most items in one array or map", 1 << 20,
+                                           ~uint64_t{0}),
+    limits_detail::Row<&Limits::max_alloc_bytes>(
+        "max_alloc_bytes", "bytes the codec may allocate for one request", 64 << 20, ~uint64_t{0}),
 };
 
 // The limits every row's server_default gives.

@@ -24,7 +24,8 @@ class OutputBuffer {
     max_ = max_bytes;
     budget_ = budget;
     over_limit_ = false;
-    room_ = capacity_ < max_ ? capacity_ : max_;  // capacity left by a larger request is not this one's
+    room_ =
+        capacity_ < max_ ? capacity_ : max_;  // capacity left by a larger request is not this one's
   }
 
   // Makes room for n more bytes. False when that would pass max_output_bytes

@@ -29,7 +29,8 @@ class Schema final : public FormatSchema {
   std::vector<std::string> MessageNames() const;
 
   // Runs a request with protobuf on either side (FormatSchema); out is null for Validate.
-  Status Run(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) const override;
+  Status Run(const TranscodeRequest& request, OutputBuffer* out,
+             TranscodeStats* stats) const override;
 
   struct Impl;
 

@@ -36,12 +36,12 @@ concept Sink = requires(S s, bool b, uint8_t u8, uint64_t u, double d, std::stri
 };
 
 // CBOR tags with a meaning in the mapping (docs/formats.md).
-inline constexpr uint64_t kTagEpochTime = 1;           // RFC 8949 3.4.2
-inline constexpr uint64_t kTagPositiveBignum = 2;      // RFC 8949 3.4.3
+inline constexpr uint64_t kTagEpochTime = 1;       // RFC 8949 3.4.2
+inline constexpr uint64_t kTagPositiveBignum = 2;  // RFC 8949 3.4.3
 inline constexpr uint64_t kTagNegativeBignum = 3;
-inline constexpr uint64_t kTagIpv4 = 52;               // RFC 9164
+inline constexpr uint64_t kTagIpv4 = 52;  // RFC 9164
 inline constexpr uint64_t kTagIpv6 = 54;
-inline constexpr uint64_t kTagExtendedTime = 1001;     // RFC 9581: {1: seconds, -9: nanoseconds}
+inline constexpr uint64_t kTagExtendedTime = 1001;  // RFC 9581: {1: seconds, -9: nanoseconds}
 // MessagePack ext type T (-128..127, other than the timestamp -1) travels through CBOR as
 // tag kTagMsgpackExtBase + (T & 0xff) over a byte string ("mp" in the high bytes; a tag in
 // the first-come-first-served range, RFC 8949 9.2).

@@ -22,7 +22,8 @@ struct TranscodeStats;
 class FormatSchema {
  public:
   // out is null for Validate.
-  virtual Status Run(const TranscodeRequest& request, OutputBuffer* out, TranscodeStats* stats) const = 0;
+  virtual Status Run(const TranscodeRequest& request, OutputBuffer* out,
+                     TranscodeStats* stats) const = 0;
 
  protected:
   virtual ~FormatSchema();
@@ -37,7 +38,8 @@ struct TranscodeRequest {
   size_t input_padding = 0;
   Limits limits;
   MappingOptions options;
-  const FormatSchema* schema = nullptr;  // protobuf descriptors (a Schema); null for the other formats
+  const FormatSchema* schema =
+      nullptr;  // protobuf descriptors (a Schema); null for the other formats
   std::string_view message_type;
 };
 
@@ -48,7 +50,8 @@ struct TranscodeStats {
 
 // Transcodes request.input into `out` (cleared first). On failure `out` holds a partial
 // output that the caller must discard.
-Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats = nullptr);
+Status Transcode(const TranscodeRequest& request, OutputBuffer& out,
+                 TranscodeStats* stats = nullptr);
 
 // Reads request.input in format request.from under the same rules, writing nothing.
 Status Validate(const TranscodeRequest& request, TranscodeStats* stats = nullptr);
