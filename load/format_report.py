@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """The format report for the data sets and the corpus: one markdown table.
 
-For each document, `rosetta compare --tsv` gives, for JSON, CBOR, MessagePack (and
+For each document, `rosetta-compare --tsv` gives, for JSON, CBOR, MessagePack (and
 protobuf for the data sets, which have a schema): the size as rosetta writes it, the zstd
 size, encode MB/s (CBOR events into the format) and decode MB/s (Validate).
 
-usage: format_report.py --rosetta BUILD/codec/rosetta --datasets DIR [--data-dir DIR]
+usage: format_report.py --compare BUILD/load/rosetta-compare --datasets DIR [--data-dir DIR]
                         [--runs N] [--min-time S] [--raw OUT.tsv]
 The corpus is DATA_DIR/corpus/*.json, DATA_DIR from --data-dir, else $ROSETTA_DATA_DIR,
 else ../shared/data next to the project root.
@@ -26,8 +26,8 @@ DATASETS = [  # name, message type (load/datasets.h)
 FALLBACKS = [[], ["--allow-duplicate-keys"], ["--allow-duplicate-keys", "--nonfinite-as-null", "--bignum-as-double"]]
 
 
-def compare(rosetta, path, extra, runs, min_time):
-    argv = [rosetta, "compare", "--tsv", "--runs", str(runs), "--min-time", str(min_time)] + extra + [path]
+def compare(tool, path, extra, runs, min_time):
+    argv = [tool, "--tsv", "--runs", str(runs), "--min-time", str(min_time)] + extra + [path]
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode != 0:
         return None, p.stderr.strip().splitlines()[-1] if p.stderr.strip() else f"exit {p.returncode}"
@@ -39,7 +39,7 @@ def compare(rosetta, path, extra, runs, min_time):
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rosetta", required=True)
+    ap.add_argument("--compare", required=True, help="BUILD/load/rosetta-compare")
     ap.add_argument("--datasets", required=True)
     ap.add_argument("--data-dir", default=os.environ.get("ROSETTA_DATA_DIR") or os.path.join(root, "..", "shared", "data"))
     ap.add_argument("--runs", type=int, default=5)
@@ -60,7 +60,7 @@ def main():
         print(f"format_report: {label}", file=sys.stderr)
         rows, error, used = None, None, []
         for extra, flags in option_sets:
-            rows, error = compare(args.rosetta, path, extra, args.runs, args.min_time)
+            rows, error = compare(args.compare, path, extra, args.runs, args.min_time)
             if rows is not None:
                 used = flags
                 break

@@ -21,7 +21,7 @@ export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd "$ROOT/.." && pwd)/shared/data}
 
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
   -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=ON >/dev/null
-ninja -C "$BUILD" -j"${JOBS:-2}" rosettad rosetta rosetta-load rosetta-echo rosetta-datasets >&2
+ninja -C "$BUILD" -j"${JOBS:-2}" rosettad rosetta-compare rosetta-load rosetta-echo rosetta-datasets >&2
 mkdir -p "$OUT"
 
 "$BUILD/load/rosetta-datasets" --out "$BUILD/datasets" --seed "${SEED:-42}" >"$OUT/manifest.tsv"
@@ -42,11 +42,11 @@ if [ "$ONLY" = all ] || [ "$ONLY" = datasets ]; then
     echo
     echo '```sh'
     echo "$BUILD/load/rosetta-datasets --out $BUILD/datasets --seed ${SEED:-42}"
-    echo "/usr/bin/python3 load/format_report.py --rosetta $BUILD/codec/rosetta --datasets $BUILD/datasets --runs ${RUNS:-5} --min-time ${MIN_TIME:-0.2}"
-    echo "$BUILD/codec/rosetta compare --descriptor-set $BUILD/datasets/datasets.desc --message-type rosetta.bench.log.Logs $BUILD/datasets/log.json   # one document"
+    echo "/usr/bin/python3 load/format_report.py --compare $BUILD/load/rosetta-compare --datasets $BUILD/datasets --runs ${RUNS:-5} --min-time ${MIN_TIME:-0.2}"
+    echo "$BUILD/load/rosetta-compare --descriptor-set $BUILD/datasets/datasets.desc --message-type rosetta.bench.log.Logs $BUILD/datasets/log.json   # one document"
     echo '```'
     echo
-    /usr/bin/python3 load/format_report.py --rosetta "$BUILD/codec/rosetta" --datasets "$BUILD/datasets" \
+    /usr/bin/python3 load/format_report.py --compare "$BUILD/load/rosetta-compare" --datasets "$BUILD/datasets" \
       --runs "${RUNS:-5}" --min-time "${MIN_TIME:-0.2}" --raw "$OUT/format_report.tsv"
     echo
     echo "What the figures say, and what they do not:"

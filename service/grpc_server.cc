@@ -38,7 +38,7 @@ auto FieldsByName(const Table& table) {
 codec::Limits ToLimits(const ServiceConfig& config, const rosetta::v1::Limits& l) {
   static const auto fields = FieldsByName<rosetta::v1::Limits>(codec::kLimitTable);
   const google::protobuf::Reflection* reflection = l.GetReflection();
-  codec::Limits request{0, 0, 0, 0, 0, 0};
+  codec::Limits request = codec::KeepLimits();
   for (size_t i = 0; i < fields.size(); ++i) {
     const google::protobuf::FieldDescriptor* f = fields[i];
     const uint64_t v = f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_UINT32

@@ -105,7 +105,7 @@ bool ParseLimits(std::string_view payload, codec::Limits* out, std::string* erro
     *error = "set-limits payload must be a JSON object";
     return false;
   }
-  codec::Limits l{0, 0, 0, 0, 0, 0};
+  codec::Limits l = codec::KeepLimits();
   for (auto [key, value] : object) {
     const codec::LimitInfo* limit = codec::FindLimit(key);
     if (limit == nullptr) {

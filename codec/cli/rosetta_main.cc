@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "compare.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
 
@@ -147,7 +146,6 @@ int main(int argc, char** argv) {
     std::fputs(Usage().c_str(), stdout);
     return 0;
   }
-  if (command == "compare") return rosetta::cli::RunCompare(argc - 2, argv + 2);
   const bool transcode = command == "transcode";
   if (!transcode && command != "validate")
     UsageError("unknown command '" + std::string(command) + "'");

@@ -30,11 +30,11 @@ Limits Server() {
 }
 
 TEST(LimitsLowerTo, ZeroKeepsTheServersLimit) {
-  EXPECT_EQ(Server().LowerTo(Limits{0, 0, 0, 0, 0, 0}), Server());
+  EXPECT_EQ(Server().LowerTo(KeepLimits()), Server());
 }
 
 TEST(LimitsLowerTo, EachLowerFieldReplacesOnlyItself) {
-  Limits r{0, 0, 0, 0, 0, 0};
+  Limits r = KeepLimits();
   Limits want = Server();
   r.max_input_bytes = 10, want.max_input_bytes = 10;
   EXPECT_EQ(Server().LowerTo(r), want);

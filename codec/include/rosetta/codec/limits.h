@@ -76,6 +76,13 @@ constexpr Limits ServerDefaultLimits() {
   return l;
 }
 
+// Every limit 0: "keep" for each, the start of a request's or connection's lowering.
+constexpr Limits KeepLimits() {
+  Limits l;
+  for (const LimitInfo& info : kLimitTable) info.set(l, 0);
+  return l;
+}
+
 // The row named `name` ("max_depth"), or null.
 constexpr const LimitInfo* FindLimit(std::string_view name) {
   for (const LimitInfo& l : kLimitTable) {

@@ -1,5 +1,7 @@
-#include "compare.h"
-
+// rosetta-compare: the format report for one document. For each of JSON, CBOR and
+// MessagePack (and protobuf when a schema is given): size, zstd size, encode throughput
+// (CBOR events into the format) and decode throughput (Validate). A benchmark tool, kept
+// out of the shipped `rosetta` CLI (which does not link zstd).
 #include <time.h>
 #include <zstd.h>
 
@@ -23,7 +25,7 @@ namespace {
 using codec::Format;
 
 constexpr char kUsage[] =
-    "usage: rosetta compare [--format FMT] [--descriptor-set FILE --message-type NAME]\n"
+    "usage: rosetta-compare [--format FMT] [--descriptor-set FILE --message-type NAME]\n"
     "                       [--runs N] [--min-time S] [--zstd-level L] [--tsv] [MAPPING OPTIONS] "
     "FILE\n"
     "  FILE in FMT (default json). For json, cbor, msgpack (and protobuf with a schema): the\n"
@@ -88,14 +90,14 @@ double MedianSeconds(int runs, double min_time, F&& f) {
 }
 
 [[noreturn]] void Refused(std::string_view what, const codec::Status& s) {
-  std::fprintf(stderr, "rosetta: compare: %s: %s\n", std::string(what).c_str(),
+  std::fprintf(stderr, "rosetta-compare: %s: %s\n", std::string(what).c_str(),
                s.ToString(true).c_str());
   std::exit(1);
 }
 
 }  // namespace
 
-int RunCompare(int argc, char** argv) {
+int RunCompare(int argc, char** argv) {  // argv[0]: the first argument
   Format input_format = Format::kJson;
   std::string path, message_type;
   std::vector<std::string> descriptor_sets;
@@ -271,3 +273,5 @@ int RunCompare(int argc, char** argv) {
 }
 
 }  // namespace rosetta::cli
+
+int main(int argc, char** argv) { return rosetta::cli::RunCompare(argc - 1, argv + 1); }
