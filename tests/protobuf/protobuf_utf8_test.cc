@@ -141,6 +141,7 @@ TEST(ProtobufUtf8Test, EveryStringOfEveryWellKnownTypeIsChecked) {
   }
   EXPECT_TRUE(nested_list);
   EXPECT_GT(cases.size(), 1000u);
+  RecordProperty("cases", static_cast<int>(cases.size()));
   ExpectEveryCaseRefused("rosetta.test.WellKnown", cases);
 }
 
@@ -178,6 +179,7 @@ TEST(ProtobufUtf8Test, EveryStringOfEveryOtherMessageIsChecked) {
     EXPECT_TRUE(fields.count(name)) << name << " was not reached by the walk";
   }
   EXPECT_GT(cases.size(), 200u);
+  RecordProperty("cases", static_cast<int>(cases.size()));
   ExpectEveryCaseRefused(kTest, cases);
 }
 
