@@ -23,13 +23,9 @@ codec::Status Refusal(codec::ErrorCode code, std::string message) {
 }
 
 codec::Status BadFormat(const char* which, codec::Format f) {
-  std::string message =
-      std::string(which) + " format " + std::to_string(static_cast<int>(f)) + " is not one of";
-  for (const codec::FormatInfo& info : codec::kFormatTable) {
-    message += (&info == &codec::kFormatTable[0] ? " " : ", ") + std::string(info.name) + " (" +
-               std::to_string(static_cast<int>(info.format)) + ")";
-  }
-  return Refusal(codec::ErrorCode::kUnsupported, std::move(message));
+  return Refusal(codec::ErrorCode::kUnsupported, std::string(which) + " format " +
+                                                     std::to_string(static_cast<int>(f)) +
+                                                     " is not one of " + codec::FormatList());
 }
 
 }  // namespace

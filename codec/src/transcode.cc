@@ -102,16 +102,6 @@ constexpr auto PairTable(std::index_sequence<From...> seq) {
 }
 constexpr auto kPairs = PairTable(std::make_index_sequence<kCodecFormats.size()>());
 
-// "json (1), cbor (2), msgpack (3), protobuf (4)"
-std::string FormatList() {
-  std::string list;
-  for (const FormatInfo& f : kFormatTable) {
-    if (!list.empty()) list += ", ";
-    list += std::string(f.name) + " (" + std::to_string(static_cast<int>(f.format)) + ")";
-  }
-  return list;
-}
-
 Status Unsupported(Format f) {
   Status s;
   s.code = ErrorCode::kUnsupported;

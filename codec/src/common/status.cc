@@ -1,6 +1,7 @@
 #include "rosetta/codec/status.h"
 
 #include <array>
+#include <string>
 
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/limits.h"
@@ -81,6 +82,15 @@ std::optional<Format> ParseFormat(std::string_view name) {
     if (f.name == name) return f.format;
   }
   return std::nullopt;
+}
+
+std::string FormatList() {
+  std::string list;
+  for (const FormatInfo& f : kFormatTable) {
+    if (!list.empty()) list += ", ";
+    list += std::string(f.name) + " (" + std::to_string(static_cast<int>(f.format)) + ")";
+  }
+  return list;
 }
 
 std::string_view FormatName(Format format) {

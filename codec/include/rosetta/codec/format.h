@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace rosetta::codec {
@@ -43,5 +44,7 @@ constexpr const FormatInfo& Info(Format format) { return *FindFormat(static_cast
 
 std::optional<Format> ParseFormat(std::string_view name);  // "json", "cbor", ...
 std::string_view FormatName(Format format);  // "unknown" for a number not in the table
+// "json (1), cbor (2), msgpack (3), protobuf (4)": what a refusal of a format number lists.
+std::string FormatList();
 
 }  // namespace rosetta::codec
