@@ -92,10 +92,11 @@ for target in "$BUILD"/tests/fuzz/fuzz_*; do
     runs=${CI_RUNS[$name]:?"no CI_RUNS entry for $name in scripts/fuzz.sh"}
     corpus=$(mktemp -d)
     # A fixed seed and a fixed count: the same inputs every time. libFuzzer 14 is repeatable
-    # only without what it does by the clock (measured on fuzz_tcp_frames): the corpus reload (-reload), the allocator
+    # only without what it does by the clock: the corpus reload (-reload), the allocator
     # purge and the RSS thread (a malloc_limit still holds), and the entropic schedule;
-    # with them off, two runs make the same corpus file for file (measured). The time
-    # bound is a backstop for a machine far slower than this one (reported if it ends a run).
+    # with them off, two runs of fuzz_tcp_frames made the same corpus file for file. The
+    # time bound is a backstop for a machine far slower than this one (reported if it ends
+    # a run).
     args=(-seed="$CI_SEED" -runs="$runs" -reload=0 -purge_allocator_interval=-1 -rss_limit_mb=0
           -entropic=0 -max_total_time=300 -timeout=60)
     # And without address randomization: some of the codec's paths depend on where a buffer
