@@ -6,7 +6,7 @@
 
 #include "cbor/cbor_reader.h"
 #include "cbor/cbor_writer.h"
-#include "common/context.h"
+#include "core/context.h"
 #include "json/json_reader.h"
 #include "json/json_writer.h"
 #include "msgpack/msgpack_reader.h"
@@ -15,10 +15,6 @@
 #include "rosetta/codec/transcode.h"
 
 namespace rosetta::codec {
-
-// The JSON reader needs simdjson's padding after the input: `input` itself when
-// `padding` is enough, else one copy into a per-thread buffer charged to the budget.
-bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::string_view* padded);
 
 // The reader and writer of each format that runs without a schema (FormatInfo in
 // rosetta/codec/format.h has the rest of its row). A reader is a template on its sink, so

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cbor/cbor_reader.h"
-#include "common/context.h"
+#include "core/context.h"
 #include "feature_sink.h"
 #include "fuzz_common.h"
 

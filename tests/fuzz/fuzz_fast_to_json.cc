@@ -1,10 +1,10 @@
-// The CBOR and MessagePack -> JSON fast paths (codec/src/json/fast_to_json.h) against the
+// The CBOR and MessagePack -> JSON fast paths (codec/src/fast_path/binary_to_json.h) against the
 // general path, under rosettad's default limits: where a fast path finishes, the general
 // path must succeed with the same bytes. The first byte picks the format (bit 0) and
 // whether duplicate keys are allowed (bit 1).
 #include "cbor/cbor_reader.h"
+#include "fast_path/binary_to_json.h"
 #include "fuzz_common.h"
-#include "json/fast_to_json.h"
 #include "json/json_writer.h"
 #include "msgpack/msgpack_reader.h"
 

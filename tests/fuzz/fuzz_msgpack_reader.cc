@@ -2,7 +2,7 @@
 // accepts nlohmann::json::from_msgpack accepts too, wherever it models the data (text keys).
 #include <nlohmann/json.hpp>
 
-#include "common/context.h"
+#include "core/context.h"
 #include "feature_sink.h"
 #include "fuzz_common.h"
 #include "msgpack/msgpack_reader.h"

@@ -8,7 +8,7 @@
 #include <iterator>
 #include <memory>
 
-#include "common/context.h"
+#include "core/context.h"
 #include "feature_sink.h"
 #include "fuzz_common.h"
 #include "protobuf/protobuf_reader.h"

@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "cbor/cbor_writer.h"
-#include "common/context.h"
+#include "core/context.h"
 #include "json/json_reader.h"
 #include "json/json_scalar_reader.h"
 #include "json/json_writer.h"

@@ -5,13 +5,13 @@
 #include <string>
 #include <string_view>
 
-#include "common/big_endian.h"
-#include "common/float_bits.h"
-#include "common/reader_state.h"
-#include "common/scratch.h"
-#include "common/timestamp.h"
-#include "common/utf8.h"
+#include "binary/big_endian.h"
+#include "binary/float_bits.h"
+#include "core/reader_state.h"
+#include "core/timestamp.h"
+#include "memory/scratch.h"
 #include "rosetta/codec/sink.h"
+#include "text/utf8.h"
 
 namespace rosetta::codec {
 

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "common/context.h"
-#include "common/float_bits.h"
-#include "common/writer_stack.h"
+#include "binary/float_bits.h"
+#include "core/context.h"
+#include "core/writer_stack.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
 

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "common/context.h"
-#include "common/scratch.h"
+#include "core/context.h"
+#include "memory/scratch.h"
 #include "rosetta/codec/sink.h"
 
 namespace rosetta::codec {

@@ -9,10 +9,10 @@
 
 #include <simdjson.h>
 
-#include "common/reader_state.h"
-#include "common/scratch.h"
+#include "core/reader_state.h"
 #include "json/json_number.h"
 #include "json/json_scalar_reader.h"
+#include "memory/scratch.h"
 #include "rosetta/codec/sink.h"
 
 namespace rosetta::codec {
@@ -30,6 +30,11 @@ struct JsonIndex {
   bool Prepare(size_t n);
 };
 JsonIndex& ThreadJsonIndex();
+
+// The JSON reader needs simdjson's padding after the input: `input` itself when
+// `padding` is enough, else one copy into a per-thread buffer charged to the budget.
+bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::string_view* padded);
+
 // Memory the index works in for n bytes of input (4 bytes a structural index, the string
 // buffer), charged to each JSON request.
 inline uint64_t JsonParserBytes(size_t n) { return uint64_t{n} * 6 + 4096; }

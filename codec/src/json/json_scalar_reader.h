@@ -5,11 +5,11 @@
 #include <string>
 #include <string_view>
 
-#include "common/reader_state.h"
-#include "common/scratch.h"
-#include "common/utf8.h"
+#include "core/reader_state.h"
 #include "json/json_number.h"
+#include "memory/scratch.h"
 #include "rosetta/codec/sink.h"
+#include "text/utf8.h"
 
 namespace rosetta::codec {
 

@@ -6,12 +6,12 @@
 #include <cstring>
 #include <string_view>
 
-#include "common/context.h"
-#include "common/decimal.h"
-#include "common/double_text.h"
-#include "common/writer_stack.h"
+#include "core/context.h"
+#include "core/writer_stack.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
+#include "text/decimal.h"
+#include "text/double_text.h"
 
 namespace rosetta::codec {
 

@@ -5,13 +5,24 @@
 #include <string>
 #include <string_view>
 
-#include "common/big_endian.h"
-#include "common/reader_state.h"
-#include "common/timestamp.h"
-#include "common/utf8.h"
+#include "binary/big_endian.h"
+#include "core/reader_state.h"
+#include "core/timestamp.h"
 #include "rosetta/codec/sink.h"
+#include "text/utf8.h"
 
 namespace rosetta::codec {
+
+// The reader's error messages, built out of line (msgpack_reader.cc) so that each
+// instantiation of the reader (one per sink) does not carry its own copy.
+namespace msgpack_detail {
+std::string ClaimsBytes(uint64_t need, uint64_t left);
+std::string ClaimsItems(bool is_map, uint64_t n, uint64_t left);
+std::string StringTooLarge(uint64_t len, uint64_t max_string_bytes);
+std::string TooManyItems(uint64_t n, uint64_t max_items);
+std::string BadTimestamp(size_t size);
+std::string TrailingBytes(uint64_t n);
+}  // namespace msgpack_detail
 
 // Reads one MessagePack object (github.com/msgpack/msgpack/blob/master/spec.md) and
 // drives a sink with it. The timestamp extension (-1) becomes CBOR tag 1 (whole seconds)
@@ -34,9 +45,7 @@ class MsgpackReader {
     return false;
   }
   [[gnu::cold]] bool Truncated(uint64_t offset, uint64_t need) {
-    return Fail(ErrorCode::kTruncated, offset,
-                "item claims " + std::to_string(need) + " bytes but " +
-                    std::to_string(end_ - pos_) + " remain");
+    return Fail(ErrorCode::kTruncated, offset, msgpack_detail::ClaimsBytes(need, end_ - pos_));
   }
   // Big-endian unsigned of n bytes.
   bool Fixed(size_t n, uint64_t start, uint64_t* v) {
@@ -50,8 +59,7 @@ class MsgpackReader {
     if (len > static_cast<uint64_t>(end_ - pos_)) return Truncated(start, len);
     if (len > st_.ctx().limits.max_string_bytes) {
       return Fail(ErrorCode::kStringTooLarge, start,
-                  "string of " + std::to_string(len) + " bytes passes max_string_bytes " +
-                      std::to_string(st_.ctx().limits.max_string_bytes));
+                  msgpack_detail::StringTooLarge(len, st_.ctx().limits.max_string_bytes));
     }
     *out = {reinterpret_cast<const char*>(pos_), static_cast<size_t>(len)};
     pos_ += len;
@@ -73,10 +81,7 @@ bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
   }
   Timestamp ts{0, 0};
   if (!ParseMsgpackTimestamp(data, &ts)) {
-    return Fail(ErrorCode::kSyntax, start,
-                data.size() == 4 || data.size() == 8 || data.size() == 12
-                    ? std::string("timestamp nanoseconds above 999999999")
-                    : "timestamp extension of " + std::to_string(data.size()) + " bytes");
+    return Fail(ErrorCode::kSyntax, start, msgpack_detail::BadTimestamp(data.size()));
   }
   const int64_t seconds = ts.seconds;
   const uint64_t nanos = ts.nanos;
@@ -247,14 +252,11 @@ bool MsgpackReader<S>::Read(std::string_view input) {
         uint64_t left = static_cast<uint64_t>(end_ - pos_);
         // Claim guard: every item takes at least one byte.
         if (n > left || (is_map && n > left / 2)) {
-          return Fail(ErrorCode::kTruncated, start,
-                      (is_map ? "map claims " : "array claims ") + std::to_string(n) +
-                          " items but " + std::to_string(left) + " bytes remain");
+          return Fail(ErrorCode::kTruncated, start, msgpack_detail::ClaimsItems(is_map, n, left));
         }
         if (n > limits.max_items) {
-          return Fail(
-              ErrorCode::kTooManyItems, start,
-              std::to_string(n) + " items pass max_items " + std::to_string(limits.max_items));
+          return Fail(ErrorCode::kTooManyItems, start,
+                      msgpack_detail::TooManyItems(n, limits.max_items));
         }
         if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
         if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
@@ -278,7 +280,7 @@ bool MsgpackReader<S>::Read(std::string_view input) {
   }
   if (pos_ != end_) {
     return Fail(ErrorCode::kTrailingData, pos_ - begin_,
-                std::to_string(end_ - pos_) + " bytes after the end of the object");
+                msgpack_detail::TrailingBytes(end_ - pos_));
   }
   return true;
 }

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "common/big_endian.h"
-#include "common/timestamp.h"
+#include "binary/big_endian.h"
+#include "core/timestamp.h"
 
 namespace rosetta::codec {
 

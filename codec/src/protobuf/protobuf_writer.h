@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/budget_vector.h"
-#include "common/context.h"
+#include "core/context.h"
+#include "memory/budget_vector.h"
 #include "protobuf/protobuf_schema.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"

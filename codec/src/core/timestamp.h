@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "common/big_endian.h"
+#include "binary/big_endian.h"
 
 namespace rosetta::codec {
 

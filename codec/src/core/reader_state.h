@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
-#include "common/big_endian.h"
-#include "common/budget_vector.h"
-#include "common/key_set.h"
-#include "common/timestamp.h"
+#include "binary/big_endian.h"
+#include "core/key_set.h"
+#include "core/timestamp.h"
+#include "memory/budget_vector.h"
 #include "rosetta/codec/sink.h"
 
 namespace rosetta::codec {

@@ -1,4 +1,4 @@
-#include "common/reader_state.h"
+#include "core/reader_state.h"
 
 #include <bit>
 #include <charconv>

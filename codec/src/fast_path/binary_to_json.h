@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "common/context.h"
+#include "core/context.h"
 #include "rosetta/codec/output.h"
 
 namespace rosetta::codec {

@@ -8,7 +8,7 @@
 
 #include "cbor/cbor_writer.h"
 #include "codec_test_support.h"
-#include "common/context.h"
+#include "core/context.h"
 
 namespace rosetta::codec::testing {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "common/decimal.h"
+#include "text/decimal.h"
 
 namespace rosetta::codec {
 
@@ -80,7 +80,7 @@ inline char* ShortFraction(char* p, uint64_t sig, int n, int whole) {
 // bytes at p: the bytes between the returned end and p + 24 are scratch.
 // `integral` tells whether the text is an integer (no '.', no exponent). The common shape
 // is written here, inline in the writers' loops; the rest in WriteDecimalDouble
-// (tests/codec/text_primitives_test.cc compares every shape with to_chars).
+// (tests/codec/text/text_primitives_test.cc compares every shape with to_chars).
 inline char* WriteShortestDouble(char* p, double d, bool* integral) {
   if (std::signbit(d)) {
     *p++ = '-';

@@ -1,4 +1,4 @@
-// codec/src/common/decimal.h and utf8.h: the hand-written fast paths, each against an
+// codec/src/text/decimal.h and utf8.h: the hand-written fast paths, each against an
 // independent reference (std::to_chars; the byte-by-byte RFC 3629 check).
 #include <bit>
 #include <charconv>
@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "common/decimal.h"
-#include "common/double_text.h"
-#include "common/utf8.h"
 #include "rosetta/codec/output.h"
+#include "text/decimal.h"
+#include "text/double_text.h"
+#include "text/utf8.h"
 
 namespace rosetta::codec {
 namespace {

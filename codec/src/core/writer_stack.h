@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "common/budget_vector.h"
+#include "memory/budget_vector.h"
 
 namespace rosetta::codec {
 

@@ -3,9 +3,6 @@
 #include <array>
 #include <string>
 
-#include "rosetta/codec/format.h"
-#include "rosetta/codec/limits.h"
-
 namespace rosetta::codec {
 namespace {
 
@@ -66,36 +63,6 @@ std::string Status::ToString(bool with_path) const {
   s += ": ";
   s += message;
   return s;
-}
-
-Limits Limits::LowerTo(const Limits& r) const {
-  Limits l = *this;
-  for (const LimitInfo& info : kLimitTable) {
-    const uint64_t theirs = info.get(r);
-    if (theirs != 0 && theirs < info.get(l)) info.set(l, theirs);
-  }
-  return l;
-}
-
-std::optional<Format> ParseFormat(std::string_view name) {
-  for (const FormatInfo& f : kFormatTable) {
-    if (f.name == name) return f.format;
-  }
-  return std::nullopt;
-}
-
-std::string FormatList() {
-  std::string list;
-  for (const FormatInfo& f : kFormatTable) {
-    if (!list.empty()) list += ", ";
-    list += std::string(f.name) + " (" + std::to_string(static_cast<int>(f.format)) + ")";
-  }
-  return list;
-}
-
-std::string_view FormatName(Format format) {
-  const FormatInfo* f = FindFormat(static_cast<int>(format));
-  return f ? f->name : "unknown";
 }
 
 }  // namespace rosetta::codec

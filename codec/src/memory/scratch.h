@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "common/budget_vector.h"
+#include "memory/budget_vector.h"
 
 namespace rosetta::codec {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "common/budget_vector.h"
+#include "memory/budget_vector.h"
 
 namespace rosetta::codec {
 

@@ -1,4 +1,4 @@
-#include "common/key_set.h"
+#include "core/key_set.h"
 
 #include <cstring>
 

@@ -6,8 +6,8 @@
 #include <new>
 #include <type_traits>
 
-#include "common/block_cache.h"
-#include "common/context.h"
+#include "core/context.h"
+#include "memory/block_cache.h"
 
 namespace rosetta::codec {
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "codec_test_support.h"
-#include "common/context.h"
+#include "core/context.h"
 #include "json/json_writer.h"
 
 namespace rosetta::codec::testing {

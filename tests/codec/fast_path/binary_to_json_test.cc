@@ -1,4 +1,4 @@
-// codec/src/json/fast_to_json.h: the CBOR -> JSON and MessagePack -> JSON fast paths
+// codec/src/fast_path/binary_to_json.h: the CBOR -> JSON and MessagePack -> JSON fast paths
 // against the general path (CborReader / MsgpackReader into JsonWriter) on random
 // documents (MessagePack ones are the CBOR ones transcoded by the general path). Where the fast
 // path answers, its output must be the general path's byte for byte; where the document stays
@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 
 #include "cbor/cbor_reader.h"
-#include "common/context.h"
-#include "json/fast_to_json.h"
+#include "core/context.h"
+#include "fast_path/binary_to_json.h"
 #include "json/json_writer.h"
 #include "msgpack/msgpack_reader.h"
 #include "rosetta/codec/transcode.h"

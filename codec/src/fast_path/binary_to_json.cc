@@ -1,17 +1,17 @@
-#include "json/fast_to_json.h"
+#include "fast_path/binary_to_json.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#include "common/big_endian.h"
-#include "common/budget_vector.h"
-#include "common/decimal.h"
-#include "common/double_text.h"
-#include "common/float_bits.h"
-#include "common/key_set.h"
-#include "common/utf8.h"
+#include "binary/big_endian.h"
+#include "binary/float_bits.h"
+#include "core/key_set.h"
 #include "json/json_escape.h"
+#include "memory/budget_vector.h"
+#include "text/decimal.h"
+#include "text/double_text.h"
+#include "text/utf8.h"
 
 namespace rosetta::codec {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/double_text.h"
+#include "text/double_text.h"
 
 #include <cmath>
 #include <cstdint>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "common/decimal.h"
+#include "text/decimal.h"
 
 namespace rosetta::codec {
 

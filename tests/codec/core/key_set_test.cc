@@ -1,7 +1,7 @@
-// codec/src/common/key_set.h: duplicate keys per open map (RFC 7493 2.3), linear for
+// codec/src/core/key_set.h: duplicate keys per open map (RFC 7493 2.3), linear for
 // small maps and hashed past them, scoped by nesting, charged to the budget; checked
 // against a plain model under random nesting, inserts and closes.
-#include "common/key_set.h"
+#include "core/key_set.h"
 
 #include <chrono>
 #include <deque>
@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/context.h"
+#include "core/context.h"
 
 namespace rosetta::codec {
 namespace {

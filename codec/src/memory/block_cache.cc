@@ -1,4 +1,4 @@
-#include "common/block_cache.h"
+#include "memory/block_cache.h"
 
 #include <bit>
 #include <cstdlib>
