@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heap_counter.h"
+#include "heap/heap_counter.h"
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/status.h"
@@ -113,9 +113,9 @@ std::string PairName(Pair p) {
 // Heap calls made inside the timed loop, per iteration, as counters.
 class HeapScope {
  public:
-  HeapScope() : start_(HeapCountsNow()) {}
+  HeapScope() : start_(heap::Process()) {}
   void Report(benchmark::State& state) const {
-    const HeapCounts now = HeapCountsNow();
+    const heap::Counts now = heap::Process();
     state.counters["heap_allocs"] = benchmark::Counter(
         static_cast<double>(now.calls - start_.calls), benchmark::Counter::kAvgIterations);
     state.counters["heap_bytes"] = benchmark::Counter(static_cast<double>(now.bytes - start_.bytes),
@@ -123,7 +123,7 @@ class HeapScope {
   }
 
  private:
-  HeapCounts start_;
+  heap::Counts start_;
 };
 
 // One transcode per iteration into one OutputBuffer kept across iterations, as a server

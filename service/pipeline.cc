@@ -56,7 +56,7 @@ codec::Status Pipeline::Execute(const Request& r, std::string_view* output) {
 }
 
 void Pipeline::Finish(Transport t, const RequestScope& scope, const Request& r,
-                      codec::ErrorCode outcome, uint64_t bytes_out, AllocationCount extra) {
+                      codec::ErrorCode outcome, uint64_t bytes_out, heap::Counts extra) {
   if (r.op == Op::kTranscode) ThreadOutput().ShrinkTo(kKeptOutputBytes);
   if (outcome == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(t, Rejection::kInputTooLarge);
   Record(t, scope, r, outcome, bytes_out, extra);

@@ -4,12 +4,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "heap/heap_counter.h"
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/limits.h"
 #include "rosetta/codec/options.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/status.h"
-#include "service/alloc_counter.h"
 #include "service/metrics.h"
 
 namespace rosetta::service {
@@ -38,14 +38,14 @@ class RequestScope {
   RequestScope() {
     if (g_request_metrics) {
       start_ = std::chrono::steady_clock::now();
-      allocs_ = ThreadAllocations();
+      allocs_ = heap::ThisThread();
     }
   }
   RequestRecord Finish(Transport t, const Request& r, codec::ErrorCode outcome,
                        uint64_t bytes_out) const {
     if (!g_request_metrics)
       return RequestRecord{t, r.op, r.input, r.output, outcome, 0, 0, 0, 0, 0};
-    AllocationCount now = ThreadAllocations();
+    heap::Counts now = heap::ThisThread();
     return RequestRecord{
         t,
         r.op,
@@ -56,12 +56,12 @@ class RequestScope {
         r.payload.size(),
         bytes_out,
         now.bytes - allocs_.bytes,
-        now.count - allocs_.count};
+        now.calls - allocs_.calls};
   }
 
  private:
   std::chrono::steady_clock::time_point start_;
-  AllocationCount allocs_;
+  heap::Counts allocs_;
 };
 
 // The one request path. A front-end (gRPC, TCP) translates its wire format into a
@@ -84,7 +84,7 @@ class Pipeline {
   // before the scope could see it (TCP's read buffer growth).
   template <class Answer>
   codec::Status Run(Transport t, const RequestScope& scope, const Request& r, Answer&& answer,
-                    AllocationCount extra = {}) {
+                    heap::Counts extra = {}) {
     std::string_view output;
     codec::Status s = Execute(r, &output);
     answer(s, output);
@@ -95,17 +95,17 @@ class Pipeline {
   // Files the metrics of a request a front-end answered itself (TCP ping, set-limits,
   // set-options).
   void Record(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome,
-              uint64_t bytes_out, AllocationCount extra = {}) {
+              uint64_t bytes_out, heap::Counts extra = {}) {
     RequestRecord record = scope.Finish(t, r, outcome, bytes_out);
     record.allocated_bytes += extra.bytes;
-    record.allocations += extra.count;
+    record.allocations += extra.calls;
     metrics_.Record(record);
   }
 
  private:
   codec::Status Execute(const Request& r, std::string_view* output);
   void Finish(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome,
-              uint64_t bytes_out, AllocationCount extra);
+              uint64_t bytes_out, heap::Counts extra);
 
   Metrics& metrics_;
   const codec::Schema* descriptors_ = nullptr;

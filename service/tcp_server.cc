@@ -254,12 +254,12 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (state_ == State::kLingering) return Discard();
     // Growing the input buffer for a frame is part of handling it: what the reads below
     // allocate is charged to the next frame this connection answers.
-    const AllocationCount before_read = g_request_metrics ? ThreadAllocations() : AllocationCount{};
+    const heap::Counts before_read = g_request_metrics ? heap::ThisThread() : heap::Counts{};
     ReadAvailable(ec);
     if (g_request_metrics) {
-      const AllocationCount after_read = ThreadAllocations();
+      const heap::Counts after_read = heap::ThisThread();
       read_allocations_.bytes += after_read.bytes - before_read.bytes;
-      read_allocations_.count += after_read.count - before_read.count;
+      read_allocations_.calls += after_read.calls - before_read.calls;
     }
     if (ec) return Close();
     ProcessFrames();
@@ -354,7 +354,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     r.padding = padding;
     r.limits = limits_;
     r.options = options_;
-    const AllocationCount read_allocations = std::exchange(read_allocations_, {});
+    const heap::Counts read_allocations = std::exchange(read_allocations_, {});
     if (r.op == Op::kTranscode || r.op == Op::kValidate) {
       server_.pipeline_.Run(
           Transport::kTcp, scope, r,
@@ -531,7 +531,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   enum class Deadline : uint8_t { kIdle, kFrame, kLinger } deadline_kind_ = Deadline::kIdle;
   // Asynchronous operations outstanding (one of each at most).
   bool reading_ = false, writing_ = false, timer_armed_ = false;
-  AllocationCount read_allocations_;  // by reads since the last answered request
+  heap::Counts read_allocations_;  // by reads since the last answered request
 };
 
 TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline)

@@ -20,7 +20,7 @@ Result RunTranscode(Format from, Format to, std::string_view input, const Limits
   OutputBuffer out;
   Result r;
   {
-    rosetta::testing::HeapWatch watch;
+    rosetta::heap::Watch watch;
     r.status = Transcode(request, out, &r.stats);
     r.heap = watch.Stop();
   }
@@ -40,7 +40,7 @@ Result Check(Format from, std::string_view input, const Limits& limits,
   request.options = options;
   Result r;
   {
-    rosetta::testing::HeapWatch watch;
+    rosetta::heap::Watch watch;
     r.status = Validate(request, &r.stats);
     r.heap = watch.Stop();
   }

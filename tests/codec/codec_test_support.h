@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "claim_assertions.h"
-#include "heap_counter.h"
+#include "heap/heap_counter.h"
 #include "hex.h"
 #include "rosetta/codec/transcode.h"
 
@@ -23,7 +23,7 @@ struct Result {
   Status status;
   std::string out;  // hex for binary outputs (see Run), text for JSON
   TranscodeStats stats;
-  rosetta::testing::HeapUse heap;  // what the heap was asked for during Transcode itself
+  rosetta::heap::Use heap;  // what the heap was asked for during Transcode itself
 };
 
 // Transcodes `input` (bytes, not hex). The input is given with kInputPadding readable

@@ -9,8 +9,8 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <gtest/gtest.h>
 
+#include "heap/heap_counter.h"
 #include "rosetta/codec/transcode.h"
-#include "service/alloc_counter.h"
 #include "service_test_support.h"
 
 namespace rosetta::service::testing {
@@ -145,7 +145,7 @@ TEST_F(MetricsTest, RequestsCountedByOutcomeOnBothTransports) {
   EXPECT_EQ(moved("rosetta_request_allocations_count", {tcp, "op=\"ping\""}), 1);
   EXPECT_EQ(moved("rosetta_request_allocated_bytes_count", {tcp, transcode}), 6);
   EXPECT_EQ(moved("rosetta_request_allocated_bytes_count", {grpc, "op=\"validate\""}), 1);
-  if (!AllocationCountingActive()) return;  // a sanitizer build: malloc is the sanitizer's
+  if (!heap::CountingActive()) return;  // a sanitizer build: malloc is the sanitizer's
   // The refusals build their messages on the heap and the first requests of a thread grow
   // its buffers: the sums move on both transports.
   for (const char* t : {grpc, tcp}) {
@@ -383,7 +383,7 @@ TEST_F(RequestMetricsOffTest, OnlyPerRequestSeriesStop) {
 // the allocation checks here would pass on nothing.
 TEST(MetricsAllocationCounting, LinkedIn) {
 #if ROSETTA_EXPECT_ALLOC_COUNTING
-  EXPECT_TRUE(AllocationCountingActive()) << "metrics_test must link rosetta_alloc_counter";
+  EXPECT_TRUE(heap::CountingActive()) << "metrics_test must link rosetta_heap_counter";
 #else
   GTEST_SKIP() << "sanitizer build: malloc is the sanitizer's";
 #endif
@@ -407,9 +407,9 @@ TEST_F(MetricsTest, ProcessMetricsPresent) {
 }
 
 // What one request costs the heap once a server is warm, read from its own histogram and
-// checked against the codec alone (ThreadAllocations() around codec::Transcode here).
+// checked against the codec alone (heap::ThisThread() around codec::Transcode here).
 TEST_F(MetricsTest, AllocationsPerRequestAreFewAndMatchTheCodec) {
-  if (!AllocationCountingActive()) GTEST_SKIP() << "allocation counting is off (sanitizer build)";
+  if (!heap::CountingActive()) GTEST_SKIP() << "allocation counting is off (sanitizer build)";
   const std::string doc = KibDocument();
   ASSERT_EQ(doc.size(), 1024u);
 
@@ -424,10 +424,10 @@ TEST_F(MetricsTest, AllocationsPerRequestAreFewAndMatchTheCodec) {
   codec::OutputBuffer out;
   ASSERT_TRUE(codec::Transcode(t, out).ok());
   const std::string cbor(out.view());
-  const AllocationCount codec_before = ThreadAllocations();
+  const heap::Counts codec_before = heap::ThisThread();
   ASSERT_TRUE(codec::Transcode(t, out).ok());
-  const AllocationCount codec_after = ThreadAllocations();
-  const uint64_t codec_allocations = codec_after.count - codec_before.count;
+  const heap::Counts codec_after = heap::ThisThread();
+  const uint64_t codec_allocations = codec_after.calls - codec_before.calls;
 
   constexpr int kWarm = 20, kMeasured = 200;
   const char *tcp = "transport=\"tcp\"", *grpc = "transport=\"grpc\"",

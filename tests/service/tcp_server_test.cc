@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "process_heap.h"
+#include "heap/heap_counter.h"
 #include "rosetta/codec/status.h"
 #include "service_test_support.h"
 
@@ -421,7 +421,7 @@ TEST_F(TcpOversizedTest, OversizedPrefixGetsOneErrorThenClose) {
     ASSERT_TRUE(c.connected());
     std::string prefix;
     PutBe32(prefix, static_cast<uint32_t>(claim));
-    HeapClaimWatch heap;
+    heap::Watch heap;
     const auto start = Clock::now();
     ASSERT_TRUE(c.Send(prefix + "\x01\x01"));
     auto r = c.Read();
@@ -434,8 +434,8 @@ TEST_F(TcpOversizedTest, OversizedPrefixGetsOneErrorThenClose) {
     EXPECT_TRUE(end.closed) << "connection left open";
     EXPECT_FALSE(end.reset) << "reset instead of an orderly close";
     EXPECT_EQ(end.extra.size(), 0u) << "more than one response";
-    const HeapClaims claims = heap.Stop();
-    if (HeapClaimCountingActive()) {
+    const heap::Use claims = heap.Stop();
+    if (heap::CountingActive()) {
       EXPECT_LT(claims.largest, 64u << 10) << "the server allocated for the claim";
       EXPECT_LT(claims.bytes, 1u << 20);
     }
@@ -527,13 +527,13 @@ TEST_F(TcpFrameTimeoutTest, ClaimWithinLimitAllocatesOnlyWhatArrives) {
   partial += Frame(kTranscode, 2, kJson, kCbor, "").substr(4);
   partial += "[";
   partial += std::string(1023, '1');
-  HeapClaimWatch heap;
+  heap::Watch heap;
   const uint64_t rss_before = ResidentBytes();
   ASSERT_TRUE(c.Send(partial));
   Ending end = c.WaitClosed();  // the frame deadline: by then the server has read it all
   ASSERT_TRUE(end.closed);
-  const HeapClaims claims = heap.Stop();
-  if (HeapClaimCountingActive()) {
+  const heap::Use claims = heap.Stop();
+  if (heap::CountingActive()) {
     EXPECT_LT(claims.largest, 1u << 20) << "the server allocated for the claim";
     EXPECT_LT(claims.bytes, 2u << 20);
   }

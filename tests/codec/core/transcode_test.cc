@@ -449,9 +449,8 @@ TEST(Requests, AReusedOutputBufferStartsEachRequestClean) {
 // ---- the test support itself ----
 
 TEST(HeapWatch, SeesAnAllocationWhileAlive) {
-  if (!rosetta::testing::HeapCountingAvailable())
-    GTEST_SKIP() << "heap counting is off under sanitizers";
-  rosetta::testing::HeapWatch watch;
+  if (!rosetta::heap::CountingActive()) GTEST_SKIP() << "heap counting is off under sanitizers";
+  rosetta::heap::Watch watch;
   void* volatile p = std::malloc(1 << 20);  // volatile: the compiler may not elide the pair
   const auto use = watch.Stop();
   std::free(p);

@@ -138,7 +138,7 @@ Result Convert(Format from, Format to, std::string_view input, std::string_view 
   r.status.message.reserve(256);
   r.status.path.reserve(256);
   {
-    rosetta::testing::HeapWatch watch;
+    rosetta::heap::Watch watch;
     r.status = Transcode(request, out, &r.stats);
     r.heap = watch.Stop();
   }
@@ -160,7 +160,7 @@ Result Check(Format from, std::string_view input, std::string_view type,
   request.message_type = type;
   Result r;
   {
-    rosetta::testing::HeapWatch watch;
+    rosetta::heap::Watch watch;
     r.status = Validate(request, &r.stats);
     r.heap = watch.Stop();
   }

@@ -11,7 +11,7 @@
 #include <google/protobuf/message.h>
 
 #include "claim_assertions.h"
-#include "heap_counter.h"
+#include "heap/heap_counter.h"
 #include "hex.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
@@ -53,7 +53,7 @@ struct Result {
   Status status;
   std::string out;  // raw output bytes (JSON text or binary)
   TranscodeStats stats;
-  rosetta::testing::HeapUse heap;  // what the heap was asked for during Transcode itself
+  rosetta::heap::Use heap;  // what the heap was asked for during Transcode itself
 };
 
 // Transcodes `input` (with kInputPadding readable bytes after it).
