@@ -38,15 +38,15 @@ if [ "$ONLY" = all ] || [ "$ONLY" = datasets ]; then
     echo "(125,000 triangles of float32 vertices and normals), \`minecraft_savedata\` (500 players: nested"
     echo "items, positions, enums as strings, optional fields), \`mk48\` (1,000 game updates with terrain"
     echo "bytes). rosetta-datasets writes them as JSON from a seed and converts each with rosetta"
-    echo "(JSON -> CBOR, MessagePack, protobuf with load/proto/*.proto):"
+    echo "(JSON -> CBOR, MessagePack, protobuf with load/tools/proto/*.proto):"
     echo
     echo '```sh'
     echo "$BUILD/load/rosetta-datasets --out $BUILD/datasets --seed ${SEED:-42}"
-    echo "/usr/bin/python3 load/format_report.py --compare $BUILD/load/rosetta-compare --datasets $BUILD/datasets --runs ${RUNS:-5} --min-time ${MIN_TIME:-0.2}"
+    echo "/usr/bin/python3 load/bench/format_report.py --compare $BUILD/load/rosetta-compare --datasets $BUILD/datasets --runs ${RUNS:-5} --min-time ${MIN_TIME:-0.2}"
     echo "$BUILD/load/rosetta-compare --descriptor-set $BUILD/datasets/datasets.desc --message-type rosetta.bench.log.Logs $BUILD/datasets/log.json   # one document"
     echo '```'
     echo
-    /usr/bin/python3 load/format_report.py --compare "$BUILD/load/rosetta-compare" --datasets "$BUILD/datasets" \
+    /usr/bin/python3 load/bench/format_report.py --compare "$BUILD/load/rosetta-compare" --datasets "$BUILD/datasets" \
       --runs "${RUNS:-5}" --min-time "${MIN_TIME:-0.2}" --raw "$OUT/format_report.tsv"
     echo
     echo "What the figures say, and what they do not:"
@@ -66,7 +66,7 @@ if [ "$ONLY" = all ] || [ "$ONLY" = datasets ]; then
 fi
 
 if [ "$ONLY" = all ] || [ "$ONLY" = service ]; then
-  /usr/bin/python3 load/service_bench.py --build "$BUILD" --datasets "$BUILD/datasets" --out "$OUT" \
+  /usr/bin/python3 load/bench/service_bench.py --build "$BUILD" --datasets "$BUILD/datasets" --out "$OUT" \
     --reps "${REPS:-3}" --duration "${DURATION:-10}" --warmup "${WARMUP:-2}" \
     --connections "${CONNECTIONS:-4}" --inflight "${INFLIGHT:-16}" --open-inflight "${OPEN_INFLIGHT:-64}" \
     --rate-fractions "${RATE_FRACTIONS:-0.7,0.35}" \

@@ -19,7 +19,8 @@ import subprocess
 import sys
 import tempfile
 
-from rosettad_process import Rosettad, tcp_response
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from rosettad_process import Rosettad, tcp_response  # noqa: E402
 
 failures = []
 

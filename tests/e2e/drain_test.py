@@ -14,7 +14,8 @@ import sys
 import tempfile
 import time
 
-from rosettad_process import Rosettad, tcp_frame, tcp_response
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from rosettad_process import Rosettad, tcp_frame, tcp_response  # noqa: E402
 
 HEALTH_PROTO_DIR = '/usr/share/grpc-proto/grpc/health/v1'
 failures = []

@@ -8,7 +8,7 @@ usage: hostile_traffic_test.py ROSETTAD PROJECT_DIR [--soak SECONDS]   (default 
 """
 import json, os, random, resource, socket, struct, sys, tempfile, threading, time
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
 from rosettad_process import Rosettad, tcp_frame  # noqa: E402
 
 ROSETTAD, PROJECT = sys.argv[1], sys.argv[2]

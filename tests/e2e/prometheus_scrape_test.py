@@ -23,7 +23,8 @@ import time
 import urllib.parse
 import urllib.request
 
-from rosettad_process import Rosettad, free_port, tcp_frame, tcp_response
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from rosettad_process import Rosettad, free_port, tcp_frame, tcp_response  # noqa: E402
 
 PROMETHEUS = '/usr/bin/prometheus'
 PROMTOOL = '/usr/bin/promtool'

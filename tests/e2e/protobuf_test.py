@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-from rosettad_process import Rosettad, tcp_frame, tcp_response
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from rosettad_process import Rosettad, tcp_frame, tcp_response  # noqa: E402
 
 failures = []
 JSON, PROTOBUF = 1, 4

@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from rosettad_process import Rosettad
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from rosettad_process import Rosettad  # noqa: E402
 
 PYTHON = '/usr/bin/python3'
 

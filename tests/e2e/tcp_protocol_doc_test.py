@@ -9,7 +9,8 @@ import re
 import socket
 import sys
 
-from rosettad_process import Rosettad, recv_exact
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
+from rosettad_process import Rosettad, recv_exact  # noqa: E402
 
 failures = []
 

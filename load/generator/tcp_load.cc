@@ -8,7 +8,7 @@
 #include <deque>
 #include <thread>
 
-#include "load/load_run.h"
+#include "load/generator/load_run.h"
 #include "rosetta/codec/status.h"
 
 namespace rosetta::load {

@@ -8,7 +8,7 @@ with N and with 3N requests of one kind after the same warm-up, and the differen
 by 2N is what one request costs the whole process (startup, warm-up and exit cancel out;
 under valgrind the interposer is bypassed, so the two counts share no code).
 
-usage: load/alloc_agreement.py ROSETTAD [N]      (needs valgrind; one TCP connection)
+usage: load/tools/alloc_agreement.py ROSETTAD [N]      (needs valgrind; one TCP connection)
 Prints one line per request kind, and exits 1 if a metric and its count disagree.
 """
 import os
@@ -20,7 +20,7 @@ import sys
 import time
 import urllib.request
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tests', 'e2e'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
 from rosettad_process import Rosettad, tcp_frame  # noqa: E402
 
 JSON, CBOR = 1, 2

@@ -19,39 +19,13 @@ import argparse
 import json
 import os
 import re
-import signal
 import statistics
 import subprocess
 import sys
 import time
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime
-
-
-def start(argv, pattern, stderr_path):
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=open(stderr_path, "w"), text=True)
-    line = proc.stdout.readline()
-    m = re.match(pattern, line)
-    if not m:
-        proc.kill()
-        sys.exit(f"service_bench: {argv[0]} printed {line!r}")
-    return proc, m
-
-
-def stop(proc):
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
+from rosettad_process import Echo, Rosettad  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser()
@@ -76,15 +50,12 @@ def main():
     rosettad_bin, echo_bin, load_bin = f"{b}/service/rosettad", f"{b}/load/rosetta-echo", f"{b}/load/rosetta-load"
     desc = os.path.join(args.datasets, "datasets.desc")
 
-    rosettad, m = start([rosettad_bin, "--grpc-listen", "127.0.0.1:0", "--tcp-listen", "127.0.0.1:0",
-                         "--metrics-listen", "127.0.0.1:0", "--descriptor-set", desc],
-                        r"rosettad listening grpc=(\S+) tcp=(\S+) metrics=(\S+)", os.path.join(out_dir, "rosettad.stderr"))
-    addr = {"rosettad_grpc": m.group(1), "rosettad_tcp": m.group(2)}
-    echo, m = start([echo_bin, "--listen", "127.0.0.1:0"], r"rosetta-echo listening grpc=(\S+)",
-                    os.path.join(out_dir, "rosetta-echo.stderr"))
+    rosettad = Rosettad(rosettad_bin, "--descriptor-set", desc,
+                        stderr_path=os.path.join(out_dir, "rosettad.stderr")).__enter__()
+    echo = Echo(echo_bin, stderr_path=os.path.join(out_dir, "rosetta-echo.stderr")).__enter__()
+    addr = {"rosettad_grpc": rosettad.grpc, "rosettad_tcp": rosettad.tcp, "echo_grpc": echo.grpc}
     servers = {"rosettad": rosettad, "rosetta-echo": echo}
-    addr["echo_grpc"] = m.group(1)
-    pid = {"rosettad_grpc": rosettad.pid, "rosettad_tcp": rosettad.pid, "echo_grpc": echo.pid}
+    server_of = {"rosettad_grpc": rosettad, "rosettad_tcp": rosettad, "echo_grpc": echo}
     variable = {"rosettad_grpc": "$ROSETTAD_GRPC", "rosettad_tcp": "$ROSETTAD_TCP", "echo_grpc": "$ECHO_GRPC"}
     targets = ["echo_grpc", "rosettad_grpc", "rosettad_tcp"]
 
@@ -104,13 +75,13 @@ def main():
         out = os.path.join(out_dir, f"load_{target}_{mode}_{len(runs)}.json")
         loadavg = float(open("/proc/loadavg").read().split()[0])
         argv = load_argv(target, mode, rate, addr[target]) + ["--quiet", "--json", out]
-        cpu0 = cpu_seconds(pid[target])
+        cpu0 = server_of[target].cpu_seconds()
         p = subprocess.run(argv, capture_output=True, text=True)
-        for name, proc in servers.items():
-            if proc.poll() is not None:
-                sys.exit(f"service_bench: {name} exited with {proc.returncode} during {' '.join(argv)}; "
+        for name, server in servers.items():
+            if server.proc.poll() is not None:
+                sys.exit(f"service_bench: {name} exited with {server.proc.returncode} during {' '.join(argv)}; "
                          f"its stderr is in {out_dir}/{name}.stderr")
-        cpu1 = cpu_seconds(pid[target])
+        cpu1 = server_of[target].cpu_seconds()
         if p.returncode != 0:
             sys.exit(f"service_bench: rosetta-load failed: {p.stderr}")
         r = json.load(open(out))
@@ -140,8 +111,8 @@ def main():
                 for t in targets[rep % 3:] + targets[:rep % 3]:
                     run(t, "open", rep, rate)
     finally:
-        stop(rosettad)
-        stop(echo)
+        rosettad.stop()
+        echo.stop()
     with open(os.path.join(out_dir, "service_runs.json"), "w") as f:
         json.dump({"rates": rates, "runs": runs}, f, indent=1)
 

@@ -5,7 +5,7 @@
 #include <deque>
 #include <thread>
 
-#include "load/load_run.h"
+#include "load/generator/load_run.h"
 #include "rosetta/v1/transcoder.grpc.pb.h"
 
 namespace rosetta::load {

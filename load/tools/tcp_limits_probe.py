@@ -1,26 +1,30 @@
 """Measures the TCP front-end bars of the rosettad issue against the real binary: memory per
 idle and per stalled connection (1,000 of each), a request beside them, and the time and
 RSS cost of refusing a 4 GiB frame prefix (20 times). Sends only to 127.0.0.1.
-usage: /usr/bin/python3 load/tcp_limits_probe.py build/service/rosettad"""
-import socket, struct, subprocess, sys, time, os
-p = subprocess.Popen([sys.argv[1], '--grpc-listen', '127.0.0.1:0', '--tcp-listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'], stdout=subprocess.PIPE)
-line = p.stdout.readline().decode()
-tcp = line.split('tcp=')[1].split()[0]; host, port = tcp.rsplit(':', 1); port = int(port)
-def rss():
-    for l in open('/proc/%d/status' % p.pid):
-        if l.startswith('VmRSS'): return int(l.split()[1])
+usage: /usr/bin/python3 load/tools/tcp_limits_probe.py build/service/rosettad"""
+import os
+import socket
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
+from rosettad_process import Rosettad, recv_exact  # noqa: E402
+
+
 def frame(op, rid, fin, fout, payload):
     body = struct.pack('>BBIBBH', 1, op, rid, fin, fout, 0) + payload
     return struct.pack('>I', len(body)) + body
-def recv_exact(s, n):
-    b = b''
-    while len(b) < n:
-        c = s.recv(n - len(b))
-        if not c: raise EOFError
-        b += c
-    return b
+
+
 def resp(s):
-    n, = struct.unpack('>I', recv_exact(s, 4)); return recv_exact(s, n)
+    n, = struct.unpack('>I', recv_exact(s, 4))
+    return recv_exact(s, n)
+
+
+server = Rosettad(sys.argv[1]).__enter__()
+host, port = server.tcp_host_port()
+rss = server.rss_kib
 # warm up
 s = socket.create_connection((host, port)); s.sendall(frame(1, 1, 1, 2, b'[1,2,3]')); resp(s); s.close()
 time.sleep(0.2)
@@ -48,4 +52,4 @@ for claim in [0xFFFFFFFF] * 20:
     c.close()
 times.sort()
 print('4 GiB prefix: median %.3f ms max %.3f ms (connect+answer+close), RSS %+d KiB' % (times[10], times[-1], rss() - before))
-p.terminate(); print('exit', p.wait())
+print('exit', server.stop())

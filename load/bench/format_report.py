@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-DATASETS = [  # name, message type (load/datasets.h)
+DATASETS = [  # name, message type (load/tools/datasets.h)
     ("log", "rosetta.bench.log.Logs"),
     ("mesh", "rosetta.bench.mesh.Mesh"),
     ("minecraft_savedata", "rosetta.bench.minecraft_savedata.Players"),

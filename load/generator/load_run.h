@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "load/latency_histogram.h"
+#include "load/generator/latency_histogram.h"
 #include "rosetta/codec/format.h"
 
 namespace rosetta::load {

@@ -8,7 +8,7 @@ namespace rosetta::load {
 
 // The data sets rosetta-datasets writes (shaped like those of
 // github.com/djkoloski/rust_serialization_benchmark), each as DIR/NAME.{json,cbor,msgpack,pb},
-// and the protobuf message type of each (load/proto/, descriptor set DIR/datasets.desc).
+// and the protobuf message type of each (load/tools/proto/, descriptor set DIR/datasets.desc).
 struct DatasetInfo {
   std::string_view name;
   std::string_view message_type;

@@ -6,7 +6,7 @@ log_1k JSON -> CBOR), REPS rounds in alternating order. Reported per server: the
 throughput and the median server CPU per request (/proc/PID/stat around each run), and
 the paired ratios (metrics on / off) of each round.
 
-usage: load/metrics_cost.py --build BUILD --datasets DIR [--reps 4] [--duration 8]
+usage: load/bench/metrics_cost.py --build BUILD --datasets DIR [--reps 4] [--duration 8]
                             [--transport grpc|tcp]
 """
 import argparse
@@ -17,8 +17,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from service_bench import cpu_seconds, start, stop  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
+from rosettad_process import Rosettad  # noqa: E402
 
 
 def main():
@@ -32,17 +32,16 @@ def main():
     out = tempfile.mkdtemp(prefix="metrics_cost_")
     servers = {}
     for on in ("1", "0"):
-        proc, m = start([f"{args.build}/service/rosettad", "--grpc-listen", "127.0.0.1:0", "--tcp-listen",
-                         "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--request-metrics", on],
-                        r"rosettad listening grpc=(\S+) tcp=(\S+) metrics=(\S+)", os.path.join(out, f"rosettad{on}.stderr"))
-        servers[on] = (proc, m.group(1) if args.transport == "grpc" else m.group(2))
+        server = Rosettad(f"{args.build}/service/rosettad", "--request-metrics", on,
+                          stderr_path=os.path.join(out, f"rosettad{on}.stderr")).__enter__()
+        servers[on] = (server, server.grpc if args.transport == "grpc" else server.tcp)
     results = {"1": [], "0": []}
     try:
         for rep in range(args.reps):
             for on in (("1", "0") if rep % 2 == 0 else ("0", "1")):
-                proc, address = servers[on]
+                server, address = servers[on]
                 path = os.path.join(out, f"run_{on}_{rep}.json")
-                cpu0 = cpu_seconds(proc.pid)
+                cpu0 = server.cpu_seconds()
                 p = subprocess.run([f"{args.build}/load/rosetta-load", "--transport", args.transport, "--address", address,
                                     "--connections", "4", "--inflight", "16", "--duration", f"{args.duration:g}",
                                     "--warmup", "2", "--dataset", "log_1k", "--dataset-dir", args.datasets,
@@ -51,13 +50,13 @@ def main():
                 if p.returncode != 0:
                     sys.exit(f"metrics_cost: rosetta-load failed: {p.stderr}")
                 r = json.load(open(path))
-                cpu = 1e6 * (cpu_seconds(proc.pid) - cpu0) / max(1, r["completed_all"])
+                cpu = 1e6 * (server.cpu_seconds() - cpu0) / max(1, r["completed_all"])
                 results[on].append((r["throughput_rps"], cpu))
                 print(f"metrics_cost: round {rep} request-metrics {on}: {r['throughput_rps']:.0f} req/s, "
                       f"server {cpu:.2f} us CPU/request, errors {r['errors']}", file=sys.stderr)
     finally:
-        for proc, _ in servers.values():
-            stop(proc)
+        for server, _ in servers.values():
+            server.stop()
     for on, label in (("1", "on"), ("0", "off")):
         rps = statistics.median(x[0] for x in results[on])
         cpu = statistics.median(x[1] for x in results[on])

@@ -1,6 +1,6 @@
-// rosetta-datasets: writes the benchmark data sets (load/datasets.h), deterministic for a
+// rosetta-datasets: writes the benchmark data sets (load/tools/datasets.h), deterministic for a
 // seed, as JSON, and converts each with the rosetta codec (JSON -> X) into CBOR,
-// MessagePack and protobuf (schemas in load/proto/).
+// MessagePack and protobuf (schemas in load/tools/proto/).
 //   rosetta-datasets --out DIR [--seed N] [--descriptor-set FILE]
 // Writes DIR/NAME.{json,cbor,msgpack,pb} for each data set, DIR/datasets.desc (the
 // FileDescriptorSet: rosettad --descriptor-set DIR/datasets.desc) and DIR/manifest.tsv.
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "load/datasets.h"
+#include "load/tools/datasets.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/transcode.h"
 

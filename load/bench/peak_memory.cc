@@ -4,7 +4,7 @@
 // plus the JSON parser's reusable buffers" (the input is the caller's and already resident
 // before the transcode, so the RSS growth is compared with output + 64 KiB).
 //
-//   rosetta_peak_memory --from json --to cbor [--raw] [--allow-duplicate-keys] FILE
+//   rosetta-peak-memory --from json --to cbor [--raw] [--allow-duplicate-keys] FILE
 //
 // FILE is JSON unless --raw is given; for --from cbor|msgpack a JSON FILE is first
 // transcoded into that format by rosetta, outside the measurement. The transcode runs
@@ -106,7 +106,7 @@ Run Measure(const TranscodeRequest& request) {
 int Usage() {
   std::fprintf(
       stderr,
-      "usage: rosetta_peak_memory --from FMT --to FMT [--raw] [--allow-duplicate-keys] FILE\n");
+      "usage: rosetta-peak-memory --from FMT --to FMT [--raw] [--allow-duplicate-keys] FILE\n");
   return 2;
 }
 
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      std::fprintf(stderr, "rosetta_peak_memory: cannot read %s\n", path);
+      std::fprintf(stderr, "rosetta-peak-memory: cannot read %s\n", path);
       return 2;
     }
     input.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
     make.options.allow_duplicate_keys = true;  // the corpus has none: same output either way
     OutputBuffer out;
     if (Status s = Transcode(make, out); !s.ok()) {
-      std::fprintf(stderr, "rosetta_peak_memory: cannot make the %s input: %s\n",
+      std::fprintf(stderr, "rosetta-peak-memory: cannot make the %s input: %s\n",
                    std::string(rosetta::codec::FormatName(*from)).c_str(), s.ToString().c_str());
       return 1;
     }
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   const Run second = Measure(request);
   for (const Run* r : {&first, &second}) {
     if (!r->status.ok()) {
-      std::fprintf(stderr, "rosetta_peak_memory: %s\n", r->status.ToString().c_str());
+      std::fprintf(stderr, "rosetta-peak-memory: %s\n", r->status.ToString().c_str());
       return 1;
     }
   }
