@@ -14,8 +14,8 @@
 #include <string>
 #include <thread>
 
-#include "load/tools/datasets.h"
 #include "load/generator/load_run.h"
+#include "load/tools/datasets.h"
 
 namespace {
 
