@@ -8,7 +8,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev        # tests, benchmarks
   nlohmann-json3-dev rapidjson-dev libzstd-dev      # benchmark peers, format report
   libprotobuf-dev protobuf-compiler                 # protobuf format (descriptors), rosetta_proto
-  libgrpc++-dev protobuf-compiler-grpc              # rosettad gRPC front-end
+  libnghttp2-dev zlib1g-dev                         # rosettad's gRPC: HTTP/2, grpc-encoding gzip
+  libgrpc++-dev protobuf-compiler-grpc              # gRPC clients: tests, rosetta-load, rosetta-echo
+  nghttp2-client python3-h2                         # h2load (gRPC benchmark), the HTTP/2 attack suite
   libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
   python3 python3-grpcio python3-grpc-tools python3-protobuf grpc-proto  # examples, e2e, contract-check

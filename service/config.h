@@ -16,11 +16,17 @@ struct ServiceConfig {
   std::string metrics_listen = "127.0.0.1:9464";
   // Server defaults: what one request may use unless a connection or request lowers it.
   codec::Limits limits = DefaultLimits();
-  // gRPC's hard receive limit. Messages above it are refused by the library before any of
-  // our code runs (and cannot be counted); those between max_input_bytes and it reach
-  // the handler, which refuses and counts them. 0: 4 x max_input_bytes + 64 KiB.
+  // The largest gRPC message accepted, checked at its 5-byte prefix before any of its body
+  // is buffered (docs/grpc.md). 0: max_input_bytes + 64 KiB (a request's other fields).
   uint64_t grpc_max_receive_bytes = 0;
-  uint32_t io_threads = 0;  // TCP I/O threads; 0: one per core
+  uint32_t grpc_max_concurrent_streams = 256;   // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS
+  uint32_t grpc_max_connection_age_ms = 0;      // GOAWAY after this (0: never), to rebalance
+  uint64_t grpc_max_connections = 10000;        // more are closed at once
+  uint32_t grpc_handshake_timeout_ms = 10000;   // preface and first request within this
+  uint32_t grpc_idle_timeout_ms = 300000;       // a connection without calls: GOAWAY after this
+  uint32_t grpc_message_timeout_ms = 10000;     // a started message must arrive whole within this
+  uint32_t grpc_max_header_list_bytes = 16384;  // a request's headers, as HTTP/2 counts them
+  uint32_t io_threads = 0;  // I/O threads of the gRPC and TCP front-ends; 0: one per core
   uint64_t tcp_max_connections = 10000;
   uint32_t tcp_frame_timeout_ms = 10000;     // a started frame must complete within this
   uint32_t tcp_idle_timeout_ms = 60000;      // a connection without progress is closed after this
@@ -32,8 +38,7 @@ struct ServiceConfig {
 
   static codec::Limits DefaultLimits() { return codec::ServerDefaultLimits(); }
   uint64_t EffectiveGrpcMaxReceive() const {
-    return grpc_max_receive_bytes ? grpc_max_receive_bytes
-                                  : 4 * limits.max_input_bytes + (64 << 10);
+    return grpc_max_receive_bytes ? grpc_max_receive_bytes : limits.max_input_bytes + (64 << 10);
   }
 };
 

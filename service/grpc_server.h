@@ -1,45 +1,56 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
+#include <unordered_set>
+#include <vector>
 
 #include "service/config.h"
+#include "service/io_pool.h"
+#include "service/listener.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
 
 namespace rosetta::service {
 
-// The gRPC front-end: rosetta.v1.Transcoder (callback API), health checking and
-// reflection. Two size limits: gRPC's receive limit (grpc_max_receive_bytes, a hard cap
-// enforced by the library before any application code runs; such calls are counted from
-// channelz as rejections with reason before_handler) and, below it, the request's
-// max_input_bytes, refused by the handler and counted as reason input_too_large.
+class GrpcConnection;
+
+// The gRPC front-end, served by rosettad itself: HTTP/2 from libnghttp2 on the shared I/O
+// threads (grpc_connection.h), rosetta.v1.Transcoder feeding the one request pipeline,
+// grpc.health.v1 (Check, Watch) and server reflection (grpc.reflection.v1 and v1alpha).
+// The protocol and its bounds: docs/grpc.md.
 class GrpcServer {
  public:
-  GrpcServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline);
+  GrpcServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline, IoPool& pool);
   ~GrpcServer();
 
   // Binds config.grpc_listen; returns the bound port, or -1.
   int Start();
-  // Health NOT_SERVING (load balancers stop sending), then stops accepting.
+  // Health NOT_SERVING (every Watch is told), the listener closes, every connection is sent
+  // GOAWAY with its last stream id: calls in flight finish, new ones go elsewhere.
   void SetNotServing();
-  // Lets in-flight RPCs finish until the deadline, then cancels what is left. After
-  // SetNotServing it first gives health Watch streams kHealthGrace (within the deadline)
-  // to deliver NOT_SERVING: shutting down cancels them, and a write not yet on the wire
-  // is lost with them.
+  // Waits up to `drain` for the connections to finish, then closes what is left.
   void Shutdown(std::chrono::milliseconds drain);
-  static constexpr std::chrono::milliseconds kHealthGrace{100};
+
+  bool serving() const { return serving_.load(); }
+  uint64_t active_connections() const { return active_.load(); }
 
  private:
-  class Service;
+  friend class GrpcConnection;
+  void ForEachConnection(void (GrpcConnection::*fn)());
+
   const ServiceConfig& config_;
   Metrics& metrics_;
-  std::unique_ptr<Service> service_;
-  std::unique_ptr<grpc::Server> server_;
-  std::chrono::steady_clock::time_point not_serving_since_{};  // set by SetNotServing
+  Pipeline& pipeline_;
+  IoPool& pool_;
+  std::unique_ptr<Listener> listener_;
+  // The connections of each I/O thread, touched only on that thread.
+  std::vector<std::unordered_set<GrpcConnection*>> connections_;
+  std::atomic<uint64_t> active_{0};
+  std::atomic<bool> serving_{true};
+  bool stopped_ = false;
 };
 
 }  // namespace rosetta::service

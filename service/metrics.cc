@@ -17,9 +17,6 @@
 #include <mutex>
 #include <set>
 
-#include <grpc/grpc.h>
-#include <grpc/support/alloc.h>
-#include <simdjson.h>
 #include <sstream>
 #include <thread>
 
@@ -32,9 +29,10 @@ namespace {
 constexpr const char* kTransportNames[] = {"grpc", "tcp"};
 constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits", "set_options"};
 static_assert(std::size(kOpNames) == kOps);
-constexpr const char* kRejectionNames[] = {"frame_too_large", "connection_cap", "frame_timeout",
-                                           "idle_timeout",    "bad_frame",      "input_too_large",
-                                           "before_handler"};
+constexpr const char* kRejectionNames[] = {
+    "frame_too_large",  "connection_cap",  "frame_timeout",      "idle_timeout",
+    "bad_frame",        "input_too_large", "out_of_descriptors", "handshake_timeout",
+    "header_too_large", "message_timeout", "reset_flood",        "protocol_error"};
 static_assert(std::size(kRejectionNames) == kRejections);
 
 // Label slot of a format: its number, 0 ("none") for a number not in the registry.
@@ -154,125 +152,6 @@ std::string WakeAddress(const std::string& listen) {
   return host;
 }
 
-// What gRPC keeps inside its library, read from its channelz registry at each scrape,
-// before the registry is collected:
-// - rosetta_connections_{active,total}{transport="grpc"}: the sockets of the server. A
-//   connection that opens and closes between two scrapes is not seen (docs/metrics.md).
-// - rosetta_rejected_total{transport="grpc",reason="before_handler"}: the calls the
-//   library ended before any application code ran (a message over
-//   grpc_max_receive_bytes; a call cancelled, past its deadline or caught by shutdown
-//   before its message arrived). channelz counts such a call as started and never as
-//   completed (only calls the application finishes are), so
-//     started - completed - (streams still open on the server's sockets)
-//   counts them: every other call is either completed or still open. It is a lower
-//   bound while the counters move (a call started after the sockets were read is not
-//   open yet, so it is read first; one that completes meanwhile is read last) and exact
-//   at rest. The counter follows the largest value seen; a growth counts only if it holds
-//   over readings spanning 100 ms, so a reading caught between a stream's close and its
-//   call's completion does not inflate it.
-class GrpcChannelz : public prometheus::Collectable {
- public:
-  GrpcChannelz(prometheus::Gauge* active, prometheus::Counter* total,
-               prometheus::Counter* before_handler)
-      : active_(active), total_(total), before_handler_(before_handler) {}
-  void Watch(intptr_t id) { server_id_.store(id); }
-  std::vector<prometheus::MetricFamily> Collect() const override {
-    const intptr_t id = server_id_.load();
-    if (id <= 0) return {};
-    std::lock_guard<std::mutex> lock(mu_);
-    simdjson::dom::parser parser;
-    std::set<int64_t> sockets;
-    uint64_t ended = EndedBeforeHandler(parser, id, &sockets);
-    // A call whose stream has closed (or whose connection is gone) is completed a moment
-    // later, on another thread: a growth must hold over readings spanning 100 ms.
-    for (int wait_ms : {5, 20, 75}) {
-      if (ended <= before_handler_reported_) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-      ended = std::min(ended, EndedBeforeHandler(parser, id, &sockets));
-    }
-    if (ended > before_handler_reported_) {
-      before_handler_->Increment(static_cast<double>(ended - before_handler_reported_));
-      before_handler_reported_ = ended;
-    }
-    for (int64_t s : sockets) {
-      if (!seen_sockets_.count(s)) total_->Increment();
-    }
-    seen_sockets_ = std::move(sockets);
-    active_->Set(static_cast<double>(seen_sockets_.size()));
-    return {};
-  }
-
- private:
-  // A channelz counter (64-bit counters are JSON strings; an absent one is 0).
-  static uint64_t Count(simdjson::dom::element data, const char* key) {
-    std::string_view v;
-    if (data[key].get(v)) return 0;
-    uint64_t n = 0;
-    std::from_chars(v.data(), v.data() + v.size(), n);
-    return n;
-  }
-  template <class F>
-  static bool WithJson(simdjson::dom::parser& parser, char* json, F f) {
-    if (json == nullptr) return false;
-    simdjson::padded_string text(json, std::strlen(json));
-    gpr_free(json);
-    simdjson::dom::element doc;
-    if (parser.parse(text).get(doc)) return false;
-    f(doc);
-    return true;
-  }
-  // started - completed - open streams, the three read in the order that keeps it a lower bound.
-  static uint64_t EndedBeforeHandler(simdjson::dom::parser& parser, intptr_t id,
-                                     std::set<int64_t>* sockets) {
-    uint64_t started = 0, completed = 0, open = 0;
-    if (!WithJson(parser, grpc_channelz_get_server(id), [&](simdjson::dom::element doc) {
-          started = Count(doc["server"]["data"], "callsStarted");
-        })) {
-      return 0;
-    }
-    sockets->clear();
-    for (intptr_t start = 0;;) {
-      std::vector<int64_t> page;
-      bool end = true;
-      WithJson(parser, grpc_channelz_get_server_sockets(id, start, 100),
-               [&](simdjson::dom::element doc) {
-                 for (auto ref : doc["socketRef"].get_array()) {
-                   std::string_view sid;
-                   if (ref["socketId"].get(sid)) continue;
-                   int64_t v = 0;
-                   std::from_chars(sid.data(), sid.data() + sid.size(), v);
-                   page.push_back(v);
-                 }
-                 if (doc["end"].get(end)) end = true;
-               });
-      for (int64_t s : page) {
-        sockets->insert(s);
-        WithJson(parser, grpc_channelz_get_socket(s), [&](simdjson::dom::element doc) {
-          const simdjson::dom::element d = doc["socket"]["data"];
-          const uint64_t streams = Count(d, "streamsStarted"),
-                         closed = Count(d, "streamsSucceeded") + Count(d, "streamsFailed");
-          if (streams > closed) open += streams - closed;
-        });
-      }
-      if (end || page.empty()) break;
-      start = static_cast<intptr_t>(page.back() + 1);
-    }
-    WithJson(parser, grpc_channelz_get_server(id), [&](simdjson::dom::element doc) {
-      completed = Count(doc["server"]["data"], "callsSucceeded") +
-                  Count(doc["server"]["data"], "callsFailed");
-    });
-    return started > completed + open ? started - completed - open : 0;
-  }
-
-  prometheus::Gauge* active_;
-  prometheus::Counter* total_;
-  prometheus::Counter* before_handler_;
-  std::atomic<intptr_t> server_id_{0};
-  mutable std::mutex mu_;
-  mutable std::set<int64_t> seen_sockets_;
-  mutable uint64_t before_handler_reported_ = 0;
-};
-
 template <class T, class F>
 T* GetOrCreate(std::atomic<T*>& slot, F make) {
   T* p = slot.load(std::memory_order_acquire);
@@ -340,14 +219,6 @@ Metrics::Metrics()
     active_slots_[t] = &connections_active_.Add({{"transport", kTransportNames[t]}});
     total_slots_[t] = &connections_total_.Add({{"transport", kTransportNames[t]}});
   }
-  const int g = static_cast<int>(Transport::kGrpc);
-  grpc_connections_ = std::make_shared<GrpcChannelz>(
-      active_slots_[g], total_slots_[g],
-      rejected_slots_[g * kRejections + static_cast<int>(Rejection::kBeforeHandler)]);
-}
-
-void Metrics::WatchGrpcServer(intptr_t channelz_id) {
-  static_cast<GrpcChannelz*>(grpc_connections_.get())->Watch(channelz_id);
 }
 
 Metrics::~Metrics() {
@@ -373,8 +244,6 @@ int Metrics::Expose(const std::string& listen) {
   } catch (const std::exception&) {
     return -1;
   }
-  exposer_->RegisterCollectable(
-      grpc_connections_);  // first: it refreshes gauges the registry then reports
   exposer_->RegisterCollectable(registry_);
   for (auto family : std::initializer_list<std::shared_ptr<prometheus::Collectable>>{
            requests_, duration_, payload_, allocated_, allocations_}) {

@@ -29,15 +29,20 @@ inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
 // Why something was refused before (or instead of) running a request. A closed set: the
 // label never carries a client's data.
 enum class Rejection : uint8_t {
-  kFrameTooLarge,  // TCP frame prefix over the connection's limit
-  kConnectionCap,  // TCP connection over tcp_max_connections
-  kFrameTimeout,   // TCP frame not complete within tcp_frame_timeout_ms
-  kIdleTimeout,    // TCP connection without progress for tcp_idle_timeout_ms
-  kBadFrame,       // TCP frame too short for its header, or unknown version/op
-  kInputTooLarge,  // payload over the request's max_input_bytes (inside the transport's limit)
-  kBeforeHandler,  // gRPC call ended by the library before any rosettad code saw it
+  kFrameTooLarge,     // TCP frame prefix over the connection's limit
+  kConnectionCap,     // TCP connection over tcp_max_connections
+  kFrameTimeout,      // TCP frame not complete within tcp_frame_timeout_ms
+  kIdleTimeout,       // TCP connection without progress for tcp_idle_timeout_ms
+  kBadFrame,          // TCP frame too short for its header, or unknown version/op
+  kInputTooLarge,     // payload (gRPC: message prefix) over the request's max_input_bytes
+  kOutOfDescriptors,  // accepted and closed at once: the process was out of descriptors
+  kHandshakeTimeout,  // gRPC: no preface and first request within grpc_handshake_timeout_ms
+  kHeaderTooLarge,    // gRPC: a request's headers over grpc_max_header_list_bytes
+  kMessageTimeout,    // gRPC: a started message not whole within grpc_message_timeout_ms
+  kResetFlood,        // gRPC: a connection resetting streams faster than it completes calls
+  kProtocolError,     // gRPC: an HTTP/2 protocol error that ended the connection
 };
-inline constexpr int kRejections = 7;
+inline constexpr int kRejections = 12;
 
 struct RequestRecord {
   Transport transport;
@@ -67,10 +72,6 @@ class Metrics {
   void Rejected(Transport transport, Rejection reason);
   void ConnectionOpened(Transport transport);
   void ConnectionClosed(Transport transport);
-  // gRPC opens and closes connections inside its library; their count is read from its
-  // channelz registry (the sockets of server `channelz_id`) each time /metrics is scraped.
-  // So are the calls it ended before any handler ran (reason before_handler, metrics.cc).
-  void WatchGrpcServer(intptr_t channelz_id);
 
   std::shared_ptr<prometheus::Registry> registry() { return registry_; }
 
@@ -92,7 +93,6 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& connections_active_;
   prometheus::Family<prometheus::Counter>& connections_total_;
   std::shared_ptr<prometheus::Collectable> process_;
-  std::shared_ptr<prometheus::Collectable> grpc_connections_;
 
   std::array<Slot<ShardedCounter>,
              kTransports * kOps * kFormatLabels * kFormatLabels * codec::kErrorCodeCount>

@@ -1,6 +1,7 @@
 #include "service/server.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace rosetta::service {
 namespace {
@@ -34,14 +35,20 @@ bool Server::Start(std::string* error) {
     return false;
   }
   metrics_address_ = WithPort(config_.metrics_listen, metrics_port);
-  grpc_ = std::make_unique<GrpcServer>(config_, *metrics_, *pipeline_);
+  pool_ = std::make_unique<IoPool>(
+      config_.io_threads ? config_.io_threads : std::max(1u, std::thread::hardware_concurrency()));
+  if (!pool_->Start()) {
+    *error = "cannot start the I/O threads";
+    return false;
+  }
+  grpc_ = std::make_unique<GrpcServer>(config_, *metrics_, *pipeline_, *pool_);
   int grpc_port = grpc_->Start();
   if (grpc_port < 0) {
     *error = "cannot listen on --grpc-listen " + config_.grpc_listen;
     return false;
   }
   grpc_address_ = WithPort(config_.grpc_listen, grpc_port);
-  tcp_ = std::make_unique<TcpServer>(config_, *metrics_, *pipeline_);
+  tcp_ = std::make_unique<TcpServer>(config_, *metrics_, *pipeline_, *pool_);
   int tcp_port = tcp_->Start();
   if (tcp_port < 0) {
     *error = "cannot listen on --tcp-listen " + config_.tcp_listen;
@@ -68,8 +75,9 @@ void Server::Drain() {
   };
   if (grpc_) grpc_->SetNotServing();
   if (tcp_) tcp_->BeginDrain();
-  if (grpc_) grpc_->Shutdown(left());  // waits for in-flight RPCs, then stops at once
+  if (grpc_) grpc_->Shutdown(left());  // waits for in-flight calls, then closes the rest
   if (tcp_) tcp_->Stop(left());
+  if (pool_) pool_->Stop();
 }
 
 }  // namespace rosetta::service

@@ -7,6 +7,7 @@
 #include "rosetta/codec/schema.h"
 #include "service/config.h"
 #include "service/grpc_server.h"
+#include "service/io_pool.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
 #include "service/tcp_server.h"
@@ -38,6 +39,7 @@ class Server {
   std::unique_ptr<codec::Schema> schema_;
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<IoPool> pool_;  // before the front-ends: destroyed after them
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<TcpServer> tcp_;
   std::string grpc_address_, tcp_address_, metrics_address_;

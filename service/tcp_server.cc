@@ -163,15 +163,15 @@ codec::ErrorCode ParseOptions(std::string_view payload, codec::MappingOptions* o
 // backpressure decided in one place (UpdateDeadline / ProcessFrames).
 class TcpSession : public std::enable_shared_from_this<TcpSession> {
  public:
-  TcpSession(tcp::socket socket, TcpServer& server, TcpServer::Worker& worker)
+  TcpSession(tcp::socket socket, TcpServer& server, size_t worker)
       : socket_(std::move(socket)),
-        timer_(worker.io),
+        timer_(socket_.get_executor()),
         server_(server),
         worker_(worker),
         limits_(server.config_.limits) {}
 
   void Start() {
-    worker_.sessions.insert(this);
+    server_.sessions_[worker_].insert(this);
     server_.metrics_.ConnectionOpened(Transport::kTcp);
     boost::system::error_code ec;
     socket_.non_blocking(true, ec);
@@ -190,7 +190,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     boost::system::error_code ec;
     timer_.cancel();
     socket_.close(ec);
-    worker_.sessions.erase(this);
+    server_.sessions_[worker_].erase(this);
     server_.metrics_.ConnectionClosed(Transport::kTcp);
     server_.active_.fetch_sub(1);
   }
@@ -519,7 +519,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   tcp::socket socket_;
   asio::steady_timer timer_;
   TcpServer& server_;
-  TcpServer::Worker& worker_;
+  size_t worker_;
   codec::Limits limits_;
   codec::MappingOptions options_;  // op 5 sets them for the rest of the connection
   FrameReader frames_;
@@ -534,116 +534,59 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   heap::Counts read_allocations_;  // by reads since the last answered request
 };
 
-TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline)
-    : config_(config), metrics_(metrics), pipeline_(pipeline) {}
+TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline,
+                     IoPool& pool)
+    : config_(config),
+      metrics_(metrics),
+      pipeline_(pipeline),
+      pool_(pool),
+      sessions_(pool.size()) {}
 
 TcpServer::~TcpServer() { Stop(std::chrono::milliseconds(0)); }
 
 int TcpServer::Start() {
-  unsigned threads =
-      config_.io_threads ? config_.io_threads : std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 0; i < threads; ++i) {
-    workers_.push_back(std::make_unique<Worker>());
-    guards_.push_back(asio::make_work_guard(workers_.back()->io));
-  }
-  const std::string& listen = config_.tcp_listen;
-  size_t colon = listen.rfind(':');
-  std::string host = listen.substr(0, colon);
-  if (host.size() > 1 && host.front() == '[') host = host.substr(1, host.size() - 2);
-  boost::system::error_code ec;
-  auto address = asio::ip::make_address(host, ec);
-  if (ec) {
-    tcp::resolver resolver(workers_[0]->io);
-    auto results = resolver.resolve(host, "", ec);
-    if (ec || results.empty()) return -1;
-    address = results.begin()->endpoint().address();
-  }
-  tcp::endpoint endpoint(address, static_cast<uint16_t>(std::stoi(listen.substr(colon + 1))));
-  acceptor_ = std::make_unique<tcp::acceptor>(workers_[0]->io);
-  accept_retry_ = std::make_unique<asio::steady_timer>(workers_[0]->io);
-  acceptor_->open(endpoint.protocol(), ec);
-  if (!ec) acceptor_->set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(endpoint, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return -1;
-  int port = acceptor_->local_endpoint().port();
-  Accept();
-  for (auto& w : workers_) {
-    w->thread = std::thread([worker = w.get()] { worker->io.run(); });
-  }
-  return port;
-}
-
-void TcpServer::Accept() {
-  Worker& worker = *workers_[next_worker_];
-  next_worker_ = (next_worker_ + 1) % workers_.size();
-  acceptor_->async_accept(
-      worker.io, [this, &worker](boost::system::error_code ec, tcp::socket socket) {
-        if (ec == asio::error::operation_aborted || draining_) return;
-        if (!ec) {
-          if (active_.load() >= config_.tcp_max_connections) {
-            metrics_.Rejected(Transport::kTcp, Rejection::kConnectionCap);
-            boost::system::error_code ignored;
-            socket.close(ignored);
-          } else {
-            active_.fetch_add(1);
-            asio::post(worker.io, [this, &worker,
-                                   s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
-              std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
-            });
-          }
-        } else {
-          // Out of descriptors (EMFILE, ENFILE) or buffers: the connection stays in the backlog
-          // and the listener stays readable, so accepting again at once spun a core for as
-          // long as the shortage lasted. Try again a little later.
-          accept_retry_->expires_after(std::chrono::milliseconds(20));
-          accept_retry_->async_wait([this](boost::system::error_code e) {
-            if (!e && !draining_) Accept();
-          });
+  listener_ = std::make_unique<Listener>(
+      pool_, metrics_, Transport::kTcp, [this](tcp::socket socket, size_t worker) {
+        if (draining_) return;
+        if (active_.load() >= config_.tcp_max_connections) {
+          metrics_.Rejected(Transport::kTcp, Rejection::kConnectionCap);
+          boost::system::error_code ignored;
+          socket.close(ignored);
           return;
         }
-        Accept();
+        active_.fetch_add(1);
+        asio::post(pool_.io(worker),
+                   [this, worker, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
+                     std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
+                   });
       });
+  return listener_->Start(config_.tcp_listen);
 }
 
-void TcpServer::BeginDrain() {
-  if (draining_.exchange(true) || workers_.empty()) return;
-  asio::post(workers_[0]->io, [this] {
-    boost::system::error_code ec;
-    if (acceptor_) acceptor_->close(ec);
-    if (accept_retry_) accept_retry_->cancel();
-  });
-  for (auto& w : workers_) {
-    asio::post(w->io, [worker = w.get()] {
-      std::vector<TcpSession*> sessions(worker->sessions.begin(), worker->sessions.end());
-      for (TcpSession* s : sessions) s->BeginDrain();
+void TcpServer::ForEachSession(void (TcpSession::*fn)()) {
+  for (size_t w = 0; w < pool_.size(); ++w) {
+    asio::post(pool_.io(w), [this, w, fn] {
+      // Copied first: a call may close its session, which leaves the set.
+      std::vector<TcpSession*> sessions(sessions_[w].begin(), sessions_[w].end());
+      for (TcpSession* s : sessions) (s->*fn)();
     });
   }
 }
 
+void TcpServer::BeginDrain() {
+  if (draining_.exchange(true) || !listener_) return;
+  listener_->Close();
+  ForEachSession(&TcpSession::BeginDrain);
+}
+
 void TcpServer::Stop(std::chrono::milliseconds timeout) {
-  if (stopped_ || workers_.empty()) return;
+  if (stopped_ || !listener_) return;
   stopped_ = true;
   BeginDrain();
   const auto until = Clock::now() + timeout;
   while (active_.load() > 0 && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  for (auto& w : workers_) {
-    asio::post(w->io, [worker = w.get()] {
-      std::vector<TcpSession*> sessions(worker->sessions.begin(), worker->sessions.end());
-      for (TcpSession* s : sessions) s->Close();
-    });
-  }
-  guards_.clear();
-  for (auto& w : workers_) {
-    // Let the close handlers run, then stop whatever is still waiting.
-    asio::post(w->io, [worker = w.get()] { worker->io.stop(); });
-  }
-  for (auto& w : workers_) {
-    if (w->thread.joinable()) w->thread.join();
-  }
-  asio::post(workers_[0]->io, [] {});
-  acceptor_.reset();
+  ForEachSession(&TcpSession::Close);
 }
 
 }  // namespace rosetta::service

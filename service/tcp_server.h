@@ -11,6 +11,8 @@
 #include <boost/asio.hpp>
 
 #include "service/config.h"
+#include "service/io_pool.h"
+#include "service/listener.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
 
@@ -18,40 +20,34 @@ namespace rosetta::service {
 
 class TcpSession;
 
-// The plain TCP front-end (DESIGN.md "TCP protocol", docs/tcp-protocol.md) on Boost.Asio:
-// one io_context per I/O thread, each connection owned by one of them, so a session's
-// handlers never run concurrently and need no locks.
+// The plain TCP front-end (DESIGN.md "TCP protocol", docs/tcp-protocol.md) on Boost.Asio,
+// on the shared I/O threads (io_pool.h): each connection is owned by one of them, so a
+// session's handlers never run concurrently and need no locks.
 class TcpServer {
  public:
-  TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline);
+  TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline, IoPool& pool);
   ~TcpServer();
 
-  // Binds config.tcp_listen and starts the I/O threads; returns the bound port, or -1.
+  // Binds config.tcp_listen; returns the bound port, or -1.
   int Start();
   // Stops accepting; idle connections close now, busy ones when their requests are done.
   void BeginDrain();
-  // Waits up to `timeout` for connections to finish, closes the rest, joins the threads.
+  // Waits up to `timeout` for connections to finish, then closes the rest.
   void Stop(std::chrono::milliseconds timeout);
 
   uint64_t active_connections() const { return active_.load(); }
 
  private:
   friend class TcpSession;
-  struct Worker {
-    boost::asio::io_context io{1};
-    std::unordered_set<TcpSession*> sessions;  // touched only on this worker's thread
-    std::thread thread;
-  };
-  void Accept();
+  void ForEachSession(void (TcpSession::*fn)());
 
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
-  std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
-  std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
-  std::unique_ptr<boost::asio::steady_timer> accept_retry_;  // after a failed accept (EMFILE)
-  size_t next_worker_ = 0;
+  IoPool& pool_;
+  std::unique_ptr<Listener> listener_;
+  // The sessions of each I/O thread, touched only on that thread.
+  std::vector<std::unordered_set<TcpSession*>> sessions_;
   std::atomic<uint64_t> active_{0};
   std::atomic<bool> draining_{false};
   bool stopped_ = false;

@@ -175,8 +175,9 @@ class RejectionMetricsTest : public MetricsTest {
   // fire on server threads).
   void ExpectOnly(std::initializer_list<Move> moves, const Sample& before) {
     static constexpr const char* kReasons[] = {
-        "frame_too_large", "connection_cap",  "frame_timeout", "idle_timeout",
-        "bad_frame",       "input_too_large", "before_handler"};
+        "frame_too_large",  "connection_cap",  "frame_timeout",      "idle_timeout",
+        "bad_frame",        "input_too_large", "out_of_descriptors", "handshake_timeout",
+        "header_too_large", "message_timeout", "reset_flood",        "protocol_error"};
     auto expected = [&](std::string_view t, std::string_view r) {
       for (const Move& m : moves) {
         if (t == m.transport && r == m.reason) return m.by;
@@ -251,10 +252,10 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     ExpectOnly({{"tcp", "input_too_large", 1}, {"grpc", "input_too_large", 2}}, before);
   }
   {
-    // Over gRPC's own receive limit (4 x 64 KiB + 64 KiB here): the library refuses it
-    // before any handler. The calls around it reach a handler (ours, health, the
-    // library's unimplemented-method one) and are not counted, whatever their status.
-    SCOPED_TRACE("before_handler");
+    // Over grpc_max_receive_bytes (64 KiB + 64 KiB here): refused at the message's prefix,
+    // before its body is kept. The calls around it (ours, health, an unknown method) are
+    // answered and not counted, whatever their status.
+    SCOPED_TRACE("input_too_large at the gRPC prefix");
     const Sample before = Now();
     // A stream open throughout (an open call is neither completed nor refused).
     grpc::ClientContext stream_context;
@@ -268,7 +269,7 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     grpc::Status over = GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR,
                                       Cat({"\"", std::string(400 << 10, 'x'), "\""}));
     EXPECT_EQ(over.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-    EXPECT_NE(over.error_message().find("larger than max"), std::string::npos)
+    EXPECT_NE(over.error_message().find("passes grpc_max_receive_bytes"), std::string::npos)
         << over.error_message();
     EXPECT_TRUE(RawCall("/grpc.health.v1.Health/Check", "").ok());
     EXPECT_EQ(RawCall("/grpc.health.v1.Health/Check", "\x0a\x04nope").error_code(),
@@ -276,12 +277,12 @@ TEST_F(RejectionMetricsTest, EveryRefusalCountedUnderItsReason) {
     EXPECT_EQ(RawCall("/rosetta.v1.Transcoder/NoSuchMethod", "").error_code(),
               grpc::StatusCode::UNIMPLEMENTED);
     EXPECT_FALSE(GrpcTranscode(v1::FORMAT_JSON, v1::FORMAT_CBOR, "[1,}").ok());
-    ExpectOnly({{"grpc", "before_handler", 1}}, before);
+    ExpectOnly({{"grpc", "input_too_large", 1}}, before);
     ASSERT_TRUE(stream->Write(one));
     ASSERT_TRUE(stream->Read(&answer));
     EXPECT_TRUE(stream->WritesDone());
     EXPECT_TRUE(stream->Finish().ok());
-    ExpectOnly({{"grpc", "before_handler", 1}}, before);
+    ExpectOnly({{"grpc", "input_too_large", 1}}, before);
   }
   WaitNoTcpConnections();
   {
