@@ -202,6 +202,13 @@ void GrpcConnection::Flush() {
     Close();
     return;
   }
+  if (!goaway_sent_ && !peer_goaway_ && !nghttp2_session_want_read(session_)) {
+    // Neither side asked to end it: nghttp2 ended the connection (its GOAWAY is out) over a
+    // protocol error, such as a COMPRESSION_ERROR for a header field over 64 KiB, a
+    // flow-control violation or a CONTINUATION flood.
+    goaway_sent_ = true;
+    server_.metrics_.Rejected(Transport::kGrpc, Rejection::kProtocolError);
+  }
   DoWrite();
   if (writing_now_ || !out_.empty() || nghttp2_session_want_write(session_)) return;
   // Nothing left to write: after a connection error, or a drain with every call answered
@@ -385,6 +392,7 @@ int GrpcConnection::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const
 int GrpcConnection::OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* self_ptr) {
   auto* self = static_cast<GrpcConnection*>(self_ptr);
   const bool end_stream = (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0;
+  if (frame->hd.type == NGHTTP2_GOAWAY) self->peer_goaway_ = true;
   Stream* s = self->Find(frame->hd.stream_id);
   if (s == nullptr) return 0;
   if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {

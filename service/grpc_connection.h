@@ -155,6 +155,7 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   bool goaway_sent_ = false;
   bool timer_armed_ = false;
   bool got_request_ = false;
+  bool peer_goaway_ = false;  // the client sent GOAWAY
   Clock::time_point timer_at_ = Clock::time_point::max();
 
   Clock::time_point opened_;
