@@ -79,7 +79,9 @@ bool ReadRequest(std::string_view message, size_t padding, const RequestFields& 
                  const ServiceConfig& config, Request* r, Full* full) {
   grpc::WireFields f;
   if (!grpc::ReadWireFields(message, &f)) return false;
-  auto wire_ok = [&](int field, int wire) { return f.seen[field] == 0 || f.wire_type[field] == wire; };
+  auto wire_ok = [&](int field, int wire) {
+    return f.seen[field] == 0 || f.wire_type[field] == wire;
+  };
   if (!wire_ok(n.format_in, 0) || !wire_ok(n.format_out, 0) || !wire_ok(n.payload, 2) ||
       !wire_ok(n.message_type, 2) || !wire_ok(n.limits, 2) || !wire_ok(n.schema, 2) ||
       !wire_ok(n.options, 2))
@@ -107,11 +109,10 @@ bool ReadRequest(std::string_view message, size_t padding, const RequestFields& 
   r->output = static_cast<codec::Format>(static_cast<int32_t>(f.varint[n.format_out]));
   r->payload = f.bytes[n.payload];
   // Readable bytes after the payload: the rest of the message and the message's own padding.
-  r->padding = r->payload.empty()
-                   ? 0
-                   : static_cast<size_t>(message.data() + message.size() -
-                                         (r->payload.data() + r->payload.size())) +
-                         padding;
+  r->padding = r->payload.empty() ? 0
+                                  : static_cast<size_t>(message.data() + message.size() -
+                                                        (r->payload.data() + r->payload.size())) +
+                                        padding;
   r->message_type = f.bytes[n.message_type];
   r->schema = f.bytes[n.schema];
   return true;
@@ -185,7 +186,8 @@ void GrpcConnection::HandleTranscode(Stream& s, std::string_view message, size_t
       [&](const codec::Status& st, std::string_view output) {
         if (st.ok()) {
           // TranscodeResponse{payload = 1}: its field header, then the output, one copy.
-          const size_t size = output.empty() ? 0 : 1 + grpc::VarintSize(output.size()) + output.size();
+          const size_t size =
+              output.empty() ? 0 : 1 + grpc::VarintSize(output.size()) + output.size();
           std::string framed;
           framed.reserve(5 + size);
           grpc::AppendPrefix(&framed, false, static_cast<uint32_t>(size));

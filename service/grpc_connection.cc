@@ -132,8 +132,8 @@ void GrpcConnection::BeginDrain() {
       Finish(*s, grpc::Code::kOk);
     }
   }
-  close_by_ = std::min(close_by_, Clock::now() + std::chrono::milliseconds(
-                                                     server_.config_.drain_timeout_ms));
+  close_by_ = std::min(close_by_,
+                       Clock::now() + std::chrono::milliseconds(server_.config_.drain_timeout_ms));
   Flush();
   ArmTimer();
 }
@@ -260,10 +260,11 @@ void GrpcConnection::ArmTimer() {
     if (s->end_sent) continue;
     next = std::min(next, s->deadline);
     if (!s->headers_done) {
-      next = std::min(next, s->created + std::chrono::milliseconds(config.grpc_handshake_timeout_ms));
+      next =
+          std::min(next, s->created + std::chrono::milliseconds(config.grpc_handshake_timeout_ms));
     } else if (s->prefix_have > 0) {
-      next = std::min(next,
-                      s->message_started + std::chrono::milliseconds(config.grpc_message_timeout_ms));
+      next = std::min(
+          next, s->message_started + std::chrono::milliseconds(config.grpc_message_timeout_ms));
     }
   }
   if (next == Clock::time_point::max()) {
@@ -290,7 +291,8 @@ void GrpcConnection::OnTimer() {
     Close();
     return;
   }
-  if (!got_request_ && now >= opened_ + std::chrono::milliseconds(config.grpc_handshake_timeout_ms)) {
+  if (!got_request_ &&
+      now >= opened_ + std::chrono::milliseconds(config.grpc_handshake_timeout_ms)) {
     CloseWithGoaway(NGHTTP2_NO_ERROR, Rejection::kHandshakeTimeout);
     Flush();
     ArmTimer();
@@ -374,16 +376,15 @@ int GrpcConnection::OnHeader(nghttp2_session*, const nghttp2_frame* frame, const
   if (n == ":path") {
     s->path.assign(v);
   } else if (n == "content-type") {
-    s->grpc_content_type = v.substr(0, 16) == "application/grpc" &&
-                           (v.size() == 16 || v[16] == '+' || v[16] == ';');
+    s->grpc_content_type =
+        v.substr(0, 16) == "application/grpc" && (v.size() == 16 || v[16] == '+' || v[16] == ';');
   } else if (n == "grpc-encoding") {
     s->gzip = v == "gzip";
     s->unknown_encoding = !s->gzip && v != "identity";
   } else if (n == "grpc-timeout") {
     std::chrono::nanoseconds t;
     if (grpc::ParseTimeout(v, &t)) {
-      s->deadline = t > std::chrono::hours(24 * 365) ? Clock::time_point::max()
-                                                     : s->created + t;
+      s->deadline = t > std::chrono::hours(24 * 365) ? Clock::time_point::max() : s->created + t;
     }
   }
   return 0;
@@ -550,11 +551,9 @@ void GrpcConnection::MessageDone(Stream& s, std::string_view message, size_t pad
   std::string inflated;
   if (s.message_compressed) {
     bool too_large = false;
-    if (!grpc::Gunzip(message, server_.config_.EffectiveGrpcMaxReceive(), &inflated,
-                      &too_large)) {
+    if (!grpc::Gunzip(message, server_.config_.EffectiveGrpcMaxReceive(), &inflated, &too_large)) {
       if (too_large) server_.metrics_.Rejected(Transport::kGrpc, Rejection::kInputTooLarge);
-      Finish(s,
-             too_large ? grpc::Code::kResourceExhausted : grpc::Code::kInternal,
+      Finish(s, too_large ? grpc::Code::kResourceExhausted : grpc::Code::kInternal,
              too_large ? "inflated message passes grpc_max_receive_bytes"
                        : "message is not valid gzip");
       s.discarding = true;

@@ -63,24 +63,24 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
     std::string path;
     bool headers_done = false;
     bool grpc_content_type = false;
-    bool gzip = false;               // grpc-encoding: gzip
-    bool unknown_encoding = false;   // a grpc-encoding other than identity and gzip
-    bool remote_closed = false;      // END_STREAM from the client
-    bool response_started = false;   // HEADERS sent with a data provider
-    bool finished = false;           // status decided: trailers go after the output
-    bool end_sent = false;           // END_STREAM sent
-    bool deferred = false;           // the data provider waits for output
-    bool discarding = false;         // refused: the rest of its input is dropped
-    uint64_t messages = 0;           // request messages handled
+    bool gzip = false;              // grpc-encoding: gzip
+    bool unknown_encoding = false;  // a grpc-encoding other than identity and gzip
+    bool remote_closed = false;     // END_STREAM from the client
+    bool response_started = false;  // HEADERS sent with a data provider
+    bool finished = false;          // status decided: trailers go after the output
+    bool end_sent = false;          // END_STREAM sent
+    bool deferred = false;          // the data provider waits for output
+    bool discarding = false;        // refused: the rest of its input is dropped
+    uint64_t messages = 0;          // request messages handled
     uint32_t header_bytes = 0;
     // The message being received.
     unsigned char prefix[5];
     uint8_t prefix_have = 0;
     bool message_compressed = false;
     uint32_t message_length = 0;
-    std::string message;             // its bytes so far, when it spans reads
-    uint64_t unconsumed = 0;         // received bytes not yet given back as window
-    heap::Counts read_allocations;   // by buffering the message
+    std::string message;            // its bytes so far, when it spans reads
+    uint64_t unconsumed = 0;        // received bytes not yet given back as window
+    heap::Counts read_allocations;  // by buffering the message
     Clock::time_point message_started{};
     Clock::time_point deadline = Clock::time_point::max();  // grpc-timeout
     Clock::time_point created{};
@@ -89,9 +89,9 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
     size_t out_sent = 0;
     grpc::Code code = grpc::Code::kOk;
     std::string status_message;
-    std::string error_bin;          // rosetta-error-bin, raw
-    std::string watch_service;      // health Watch: the service watched
-    int last_health = -1;           // health Watch: the status last sent
+    std::string error_bin;      // rosetta-error-bin, raw
+    std::string watch_service;  // health Watch: the service watched
+    int last_health = -1;       // health Watch: the status last sent
   };
 
   // nghttp2 callbacks.

@@ -74,7 +74,8 @@ bool ReflectionAnswer(std::string_view request_bytes, std::string* answer) {
       break;
     }
     case refl::ServerReflectionRequest::kFileContainingSymbol: {
-      const pb::FileDescriptor* file = pool->FindFileContainingSymbol(request.file_containing_symbol());
+      const pb::FileDescriptor* file =
+          pool->FindFileContainingSymbol(request.file_containing_symbol());
       if (file == nullptr) {
         NotFound(&response, "symbol " + request.file_containing_symbol());
       } else {
@@ -96,7 +97,8 @@ bool ReflectionAnswer(std::string_view request_bytes, std::string* answer) {
       break;
     }
     case refl::ServerReflectionRequest::kAllExtensionNumbersOfType: {
-      const pb::Descriptor* type = pool->FindMessageTypeByName(request.all_extension_numbers_of_type());
+      const pb::Descriptor* type =
+          pool->FindMessageTypeByName(request.all_extension_numbers_of_type());
       if (type == nullptr) {
         NotFound(&response, "type " + request.all_extension_numbers_of_type());
         break;

@@ -71,23 +71,24 @@ void Listener::Close() {
 void Listener::Accept() {
   if (closed_) return;
   const size_t worker = pool_.Next();
-  acceptor_->async_accept(pool_.io(worker), [this, worker](boost::system::error_code ec,
-                                                           tcp::socket socket) {
-    if (ec == asio::error::operation_aborted || closed_) return;
-    if (!ec) {
-      on_accept_(std::move(socket), worker);
-      Accept();
-      return;
-    }
-    if (ec.value() == EMFILE || ec.value() == ENFILE) Shed();
-    // Out of descriptors or buffers: the connection stays in the backlog and the listener
-    // stays readable, so accepting again at once would spin a core for as long as the
-    // shortage lasts. Try again a little later.
-    retry_->expires_after(std::chrono::milliseconds(20));
-    retry_->async_wait([this](boost::system::error_code e) {
-      if (!e) Accept();
-    });
-  });
+  acceptor_->async_accept(pool_.io(worker),
+                          [this, worker](boost::system::error_code ec, tcp::socket socket) {
+                            if (ec == asio::error::operation_aborted || closed_) return;
+                            if (!ec) {
+                              on_accept_(std::move(socket), worker);
+                              Accept();
+                              return;
+                            }
+                            if (ec.value() == EMFILE || ec.value() == ENFILE) Shed();
+                            // Out of descriptors or buffers: the connection stays in the backlog
+                            // and the listener stays readable, so accepting again at once would
+                            // spin a core for as long as the shortage lasts. Try again a little
+                            // later.
+                            retry_->expires_after(std::chrono::milliseconds(20));
+                            retry_->async_wait([this](boost::system::error_code e) {
+                              if (!e) Accept();
+                            });
+                          });
 }
 
 void Listener::Shed() {
