@@ -437,7 +437,7 @@ int GrpcConnection::OnDataChunk(nghttp2_session*, uint8_t, int32_t stream_id, co
 // lies whole in this chunk is handled in place, one that spans chunks is gathered.
 void GrpcConnection::Data(Stream& s, const uint8_t* data, size_t len) {
   if (s.discarding || s.finished) {
-    Consume(s, len);
+    nghttp2_session_consume(session_, s.id, len);  // dropped: nothing kept
     return;
   }
   const uint64_t limit = server_.config_.EffectiveGrpcMaxReceive();
@@ -449,7 +449,7 @@ void GrpcConnection::Data(Stream& s, const uint8_t* data, size_t len) {
       s.prefix_have = static_cast<uint8_t>(s.prefix_have + n);
       data += n;
       len -= n;
-      Consume(s, n);
+      nghttp2_session_consume(session_, s.id, n);
       if (s.prefix_have < 5) break;
       s.message_compressed = s.prefix[0] != 0;
       s.message_length = (uint32_t{s.prefix[1]} << 24) | (uint32_t{s.prefix[2]} << 16) |
@@ -490,7 +490,7 @@ void GrpcConnection::Data(Stream& s, const uint8_t* data, size_t len) {
       const auto* buf_end = read_buf_.get() + kReadSize + kReadSpare;
       const bool in_read_buf = p >= read_buf_.get() && p + need <= buf_end;
       s.prefix_have = 0;
-      Consume(s, need);
+      nghttp2_session_consume(session_, s.id, need);  // handled now, nothing kept
       MessageDone(s, std::string_view(p, need),
                   in_read_buf ? static_cast<size_t>(buf_end - (p + need)) : 0);
       data += need;
@@ -523,22 +523,40 @@ void GrpcConnection::Data(Stream& s, const uint8_t* data, size_t len) {
       MessageDone(s, message, padding);
     }
   }
-  if (len > 0) Consume(s, len);  // after a refusal: dropped
+  if (len > 0) nghttp2_session_consume(session_, s.id, len);  // after a refusal: dropped
 }
 
-// Window credit for n bytes of stream s, given now if the connection's unfinished
-// messages stay within one largest message, else when they shrink.
+// Window credit for n bytes of stream s: given now while the connection's unfinished
+// messages fit in one largest message, or when s holds the oldest unfinished message (so
+// that one always completes: two large uploads at once never wait on each other), else
+// when they shrink. A connection so keeps at most two largest messages.
 void GrpcConnection::Consume(Stream& s, size_t n) {
-  if (buffered_ <= server_.config_.EffectiveGrpcMaxReceive()) {
+  if (buffered_ <= server_.config_.EffectiveGrpcMaxReceive() || Oldest() == &s) {
     nghttp2_session_consume(session_, s.id, n);
   } else {
     s.unconsumed += n;
   }
 }
 
+GrpcConnection::Stream* GrpcConnection::Oldest() {
+  Stream* oldest = nullptr;
+  for (auto& [id, s] : streams_) {
+    if (s->prefix_have == 0 || s->discarding || s->finished) continue;
+    if (oldest == nullptr || s->message_started < oldest->message_started) oldest = s.get();
+  }
+  return oldest;
+}
+
 void GrpcConnection::ReleaseBuffered(size_t n) {
   buffered_ -= std::min<uint64_t>(buffered_, n);
-  if (buffered_ > server_.config_.EffectiveGrpcMaxReceive()) return;
+  if (buffered_ > server_.config_.EffectiveGrpcMaxReceive()) {
+    Stream* oldest = Oldest();
+    if (oldest != nullptr && oldest->unconsumed > 0) {
+      nghttp2_session_consume(session_, oldest->id, oldest->unconsumed);
+      oldest->unconsumed = 0;
+    }
+    return;
+  }
   for (auto& [id, s] : streams_) {
     if (s->unconsumed == 0) continue;
     nghttp2_session_consume(session_, id, s->unconsumed);
@@ -601,19 +619,18 @@ int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t 
   auto it = self->streams_.find(stream_id);
   if (it == self->streams_.end()) return 0;
   Stream& s = *it->second;
-  if (!s.end_sent && error_code != NGHTTP2_NO_ERROR) {
-    ++self->resets_;
-    if (self->resets_ > self->completed_ + kResetAllowance) {
-      // Resetting calls faster than completing them (the rapid-reset shape): this
-      // connection is costing work for nothing.
-      self->ReleaseBuffered(s.message.size());
-      self->streams_.erase(it);
-      self->CloseWithGoaway(NGHTTP2_ENHANCE_YOUR_CALM, Rejection::kResetFlood);
-      return 0;
-    }
-  }
-  self->ReleaseBuffered(s.message.size());
+  const bool reset_by_client = !s.end_sent && error_code != NGHTTP2_NO_ERROR;
+  const size_t kept = s.message.size();
+  // Credit held back for this stream's bytes is the connection's to give back.
+  if (s.unconsumed > 0) nghttp2_session_consume_connection(self->session_, s.unconsumed);
   self->streams_.erase(it);
+  self->ReleaseBuffered(kept);
+  if (reset_by_client && ++self->resets_ > self->completed_ + kResetAllowance) {
+    // Resetting calls faster than completing them (the rapid-reset shape): this
+    // connection is costing work for nothing.
+    self->CloseWithGoaway(NGHTTP2_ENHANCE_YOUR_CALM, Rejection::kResetFlood);
+    return 0;
+  }
   if (self->streams_.empty()) self->idle_since_ = Clock::now();
   return 0;
 }

@@ -40,7 +40,8 @@ GrpcMethod FindGrpcMethod(std::string_view path);
 // any of its body is kept; a message that arrives whole in one read is handled where it
 // lies, with no copy. The bytes a connection keeps for unfinished messages are bounded:
 // flow-control credit is given back (nghttp2_session_consume) only while they stay within
-// one largest message, so a client cannot make a connection hold more.
+// one largest message, or to the oldest unfinished message, so a client cannot make a
+// connection hold more than two.
 class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
  public:
   GrpcConnection(boost::asio::ip::tcp::socket socket, GrpcServer& server, size_t worker);
@@ -120,6 +121,7 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   void MessageDone(Stream& s, std::string_view message, size_t padding);
   void RemoteClosed(Stream& s);
   void Consume(Stream& s, size_t n);
+  Stream* Oldest();
   void ReleaseBuffered(size_t n);
 
   // The calls (grpc_calls.cc): a whole request message of stream s.

@@ -142,6 +142,15 @@ def main():
             except grpc.RpcError as e:
                 check(e.code() == grpc.StatusCode.UNIMPLEMENTED, 'unknown method: UNIMPLEMENTED (trailers-only)')
 
+            # Three 3 MB uploads at once on one connection, more than one largest message
+            # (4 MiB + 64 KiB) together: window credit always goes to the oldest unfinished
+            # one, so all complete.
+            big = b'"' + b'x' * (3 << 20) + b'"'
+            futures = [stub.Transcode.future(pb.TranscodeRequest(input_format=J, output_format=C, payload=big),
+                                             timeout=20) for _ in range(3)]
+            sizes = [len(f.result().payload) for f in futures]
+            check(sizes == [(3 << 20) + 5] * 3, 'three 3 MB uploads at once on one connection: %s' % sizes)
+
             # gzip-compressed requests, and what the server accepts.
             gz = pbg.TranscoderStub(grpc.insecure_channel(server.grpc, compression=grpc.Compression.Gzip))
             r = gz.Transcode(pb.TranscodeRequest(input_format=J, output_format=C, payload=b'[' + b'1,' * 5000 + b'1]'),
