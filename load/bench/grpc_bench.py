@@ -17,26 +17,12 @@ import argparse
 import json
 import os
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests', 'support'))
-from rosettad_process import Echo, Rosettad  # noqa: E402
-
-
-def varint(n):
-    out = b''
-    while n >= 0x80:
-        out += bytes([(n & 0x7f) | 0x80])
-        n >>= 7
-    return out + bytes([n])
-
-
-def framed_request(payload):
-    msg = b'\x08\x01\x10\x02\x1a' + varint(len(payload)) + payload  # JSON -> CBOR
-    return b'\x00' + struct.pack('>I', len(msg)) + msg
+from rosettad_process import Echo, Rosettad, grpc_transcode_request  # noqa: E402
 
 
 def h2load(address, path, body_file, requests, connections, streams):
@@ -68,8 +54,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix='grpc_bench_')
     unary = os.path.join(tmp, 'unary.bin')
     stream = os.path.join(tmp, 'stream.bin')
-    open(unary, 'wb').write(framed_request(payload))
-    open(stream, 'wb').write(framed_request(payload) * args.stream_messages)
+    open(unary, 'wb').write(grpc_transcode_request(payload))
+    open(stream, 'wb').write(grpc_transcode_request(payload) * args.stream_messages)
     b = args.build
     rows = {k: [] for k in ('rosettad unary', 'rosetta-echo unary', 'rosettad TranscodeStream', 'rosettad TCP')}
     with Rosettad(f'{b}/service/rosettad', stderr_path=os.path.join(tmp, 'rosettad.stderr')) as rosettad, \
@@ -87,7 +73,8 @@ def main():
             subprocess.run([f'{b}/load/rosetta-load', '--transport', 'tcp', '--address', rosettad.tcp,
                             '--connections', str(args.connections), '--inflight', str(args.streams),
                             '--duration', '5', '--warmup', '1', '--payload', os.path.join(args.datasets, 'log_1k.json'),
-                            '--from', 'json', '--to', 'cbor', '--quiet', '--json', out], check=True)
+                            '--from', 'json', '--to', 'cbor', '--quiet', '--json', out], check=True,
+                           stdout=subprocess.DEVNULL)
             r = json.load(open(out))
             return r['throughput_rps'], r['completed_all']
 

@@ -30,7 +30,7 @@ import h2.exceptions
 import hpack
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
-from rosettad_process import Rosettad, tcp_frame  # noqa: E402
+from rosettad_process import Rosettad, grpc_transcode_request, tcp_frame  # noqa: E402
 
 ROSETTAD, LOAD = sys.argv[1], sys.argv[2]
 # Under AddressSanitizer memory is quarantined and everything runs several times slower:
@@ -49,19 +49,6 @@ def check(ok, what):
         failures.append(what)
         print('FAIL:', what, flush=True)
     return ok
-
-
-def varint(n):
-    out = b''
-    while n >= 0x80:
-        out += bytes([(n & 0x7f) | 0x80])
-        n >>= 7
-    return out + bytes([n])
-
-
-def grpc_message(payload=b'[1,2,3]'):
-    msg = b'\x08\x01\x10\x02\x1a' + varint(len(payload)) + payload  # JSON -> CBOR
-    return b'\x00' + struct.pack('>I', len(msg)) + msg
 
 
 REQUEST_HEADERS = [(':method', 'POST'), (':scheme', 'http'), (':path', '/rosetta.v1.Transcoder/Transcode'),
@@ -136,7 +123,7 @@ def serves_new_connection(server):
         conn = h2_client()
         sid = conn.get_next_available_stream_id()
         conn.send_headers(sid, REQUEST_HEADERS)
-        conn.send_data(sid, grpc_message(), end_stream=True)
+        conn.send_data(sid, grpc_transcode_request(b'[1,2,3]'), end_stream=True)
         s.sendall(conn.data_to_send())
         status, data, deadline = None, b'', time.monotonic() + 5
         while status is None and time.monotonic() < deadline:
@@ -208,7 +195,7 @@ def rapid_reset(server, with_request):
     """Streams opened and reset at once, as fast as one client can, for the whole probe: the
     server's GOAWAY (reset_flood) ends a connection, and the attacker connects again."""
     block = hpack.Encoder().encode(REQUEST_HEADERS)
-    body = grpc_message()
+    body = grpc_transcode_request(b'[1,2,3]')
 
     def attack(seconds):
         sent, connections, end = 0, 0, time.monotonic() + seconds

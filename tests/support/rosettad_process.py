@@ -172,3 +172,16 @@ def free_port():
     with socket.socket() as s:
         s.bind(('127.0.0.1', 0))
         return s.getsockname()[1]
+
+
+def grpc_transcode_request(payload, input_format=1, output_format=2):
+    """A rosetta.v1.TranscodeRequest framed as one gRPC message (the 5-byte prefix and the
+    protobuf bytes), for clients that speak HTTP/2 themselves (h2, h2load)."""
+    def varint(n):
+        out = b''
+        while n >= 0x80:
+            out += bytes([(n & 0x7f) | 0x80])
+            n >>= 7
+        return out + bytes([n])
+    msg = b'\x08' + varint(input_format) + b'\x10' + varint(output_format) + b'\x1a' + varint(len(payload)) + payload
+    return b'\x00' + struct.pack('>I', len(msg)) + msg
