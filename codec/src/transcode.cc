@@ -40,7 +40,7 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
     return false;  // its container stack did not fit the budget
   ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
   ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
-  return ReadAny(From, ctx, writer, input, padding);
+  return FormatCodec<From>::template Read<Writer>(ctx, writer, input, padding);
 }
 
 // The pair table, built from the registry: kPairs[from - 1][to - 1].

@@ -45,15 +45,18 @@ class CborReader {
                 "item claims " + std::to_string(need) + " bytes but " +
                     std::to_string(end_ - pos_) + " remain");
   }
+  [[gnu::cold]] bool Reserved(uint64_t offset, u8 ai) {
+    return Fail(ErrorCode::kSyntax, offset, "reserved additional information " + std::to_string(ai));
+  }
   // Reads the argument that follows an initial byte; false on truncation/reserved values.
-  bool Argument(u8 ai, uint64_t start, uint64_t* arg) {
+  // On the path of every item: always inlined, whatever the compiler's size heuristics
+  // make of the function it is in.
+  [[gnu::always_inline]] bool Argument(u8 ai, uint64_t start, uint64_t* arg) {
     if (ai < 24) {
       *arg = ai;
       return true;
     }
-    if (ai > 27)
-      return Fail(ErrorCode::kSyntax, start,
-                  "reserved additional information " + std::to_string(ai));
+    if (ai > 27) return Reserved(start, ai);
     size_t n = size_t{1} << (ai - 24);
     if (static_cast<size_t>(end_ - pos_) < n) return Truncated(start, n);
     *arg = LoadBigEndian(pos_, n);

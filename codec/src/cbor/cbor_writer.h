@@ -95,7 +95,9 @@ class CborWriter {
     out_.Advance(bytes);
   }
   // A head (major type + argument) in its shortest form; needs 9 bytes of room.
-  void Head(uint8_t major, uint64_t v) {
+  // Every item's head: always inlined, whatever the compiler's size heuristics make of the
+  // function it is in.
+  [[gnu::always_inline]] void Head(uint8_t major, uint64_t v) {
     uint8_t m = static_cast<uint8_t>(major << 5);
     if (v < 24) {
       out_.Put(static_cast<char>(m | v));

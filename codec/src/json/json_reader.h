@@ -110,7 +110,12 @@ class JsonReader {
   }
   // The string whose opening quote is at `open`; `next` is where the next token starts
   // (or the end of the input). `verbatim`: it had no escapes (s is its text in the input).
-  bool String(const char* open, const char* next, std::string_view* s, bool* verbatim);
+  // Always inlined (every key and string value passes here, and whether the compiler
+  // inlined it varied with what else its translation unit held); the strings with escapes
+  // go to Unescaped, out of line.
+  [[gnu::always_inline]] bool String(const char* open, const char* next, std::string_view* s,
+                                     bool* verbatim);
+  [[gnu::noinline]] bool Unescaped(const char* open, const char* p, std::string_view* s);
   // The sink writes JSON and takes checked JSON text as it is (JsonWriter::VerbatimText).
   static constexpr bool kVerbatim = requires(S & sink, std::string_view v) {
     sink.VerbatimText(v);
@@ -171,12 +176,16 @@ inline bool JsonReader<S>::String(const char* open, const char* next, std::strin
   const char* p = open + 1;
   const size_t n = static_cast<size_t>(close - p);
   *verbatim = !HasBackslash(p, n);
-  if (*verbatim) [[likely]] {
-    if (n > ctx_.limits.max_string_bytes) [[unlikely]]
-      return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
-    *s = {p, n};
-    return true;
-  }
+  if (!*verbatim) [[unlikely]]
+    return Unescaped(open, p, s);
+  if (n > ctx_.limits.max_string_bytes) [[unlikely]]
+    return Malformed(open - input_.data(), "string too large", ErrorCode::kStringTooLarge);
+  *s = {p, n};
+  return true;
+}
+
+template <Sink S>
+bool JsonReader<S>::Unescaped(const char* open, const char* p, std::string_view* s) {
   // simdjson's unescaping, into the document's string buffer: what is there stays valid
   // for the whole request (keys are kept as views).
   char* const dst = strings_;
@@ -324,7 +333,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       }
       case '"': {
         std::string_view s;
-        bool verbatim;
+        bool verbatim = false;
         if (!String(v, next_token(i), &s, &verbatim)) [[unlikely]]
           return false;
         if (!Text(s, verbatim)) [[unlikely]]
@@ -392,7 +401,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         return Malformed(i < n ? idx[i] : input.size(), "expected a member name");
       const uint64_t key_at = idx[i];
       std::string_view key;
-      bool verbatim;
+      bool verbatim = false;
       if (!String(b + key_at, next_token(i), &key, &verbatim)) [[unlikely]]
         return false;
       ++i;

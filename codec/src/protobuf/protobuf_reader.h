@@ -16,21 +16,6 @@
 
 namespace rosetta::codec {
 
-// The reader's error messages, built out of line (protobuf_reader.cc) so that each
-// instantiation of the reader (one per sink) does not carry its own copy.
-namespace protobuf_detail {
-std::string TooManyItems(uint64_t n, uint64_t max_items);
-std::string InvalidFieldNumber(uint64_t number, const char* where);
-std::string InvalidWireType(unsigned wire);
-std::string ClaimsBytes(uint64_t number, uint64_t claimed, uint64_t left);
-std::string UnknownField(uint64_t number, const std::string& message);
-std::string WrongWireType(const std::string& field, unsigned wire, unsigned expected);
-std::string PassesMaxStringBytes(const char* what, uint64_t max_string_bytes);
-std::string FieldMaskPathNotCamel(std::string_view path);
-std::string FieldMaskBudget(uint64_t size);
-std::string AnyTypeNotLoaded(std::string_view url);
-}  // namespace protobuf_detail
-
 // Protobuf nests by recursion (as libprotobuf does); max_depth bounds it, and so does
 // this, whatever max_depth is configured.
 inline constexpr int kProtobufMaxNesting = 512;
@@ -85,8 +70,9 @@ class ProtobufReader {
     return st_.FailAt(code, offset, std::move(message));
   }
   [[gnu::cold]] bool TooManyItems(uint64_t n, uint64_t offset) {
-    return Fail(ErrorCode::kTooManyItems, offset,
-                protobuf_detail::TooManyItems(n, ctx_.limits.max_items));
+    return Fail(
+        ErrorCode::kTooManyItems, offset,
+        std::to_string(n) + " items pass max_items " + std::to_string(ctx_.limits.max_items));
   }
   [[gnu::cold]] bool SinkFailed(uint64_t offset) {
     st_.Locate(offset);
@@ -230,7 +216,7 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
       const uint64_t number = tag >> 3;
       const uint8_t wire = tag & 7;
       if (number == 0 || number > 536870911)
-        return Fail(ErrorCode::kSyntax, tag_at, protobuf_detail::InvalidFieldNumber(number, ""));
+        return Fail(ErrorCode::kSyntax, tag_at, "invalid field number " + std::to_string(number));
       uint64_t vbegin = at, v = 0;
       switch (wire) {
         case kVarint:
@@ -251,7 +237,8 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
           // Claim guard: a length is checked against the bytes of its message first.
           if (v > end - at) {
             return Fail(ErrorCode::kTruncated, tag_at,
-                        protobuf_detail::ClaimsBytes(number, v, end - at));
+                        "field " + std::to_string(number) + " claims " + std::to_string(v) +
+                            " bytes but " + std::to_string(end - at) + " remain");
           }
           vbegin = at;
           at += v;
@@ -261,19 +248,20 @@ bool ProtobufReader<S>::Index(const MessageInfo& m, const Range* ranges, size_t 
           return Fail(ErrorCode::kUnsupported, tag_at,
                       "groups (deprecated wire types 3 and 4) are not supported");
         default:
-          return Fail(ErrorCode::kSyntax, tag_at, protobuf_detail::InvalidWireType(wire));
+          return Fail(ErrorCode::kSyntax, tag_at, "invalid wire type " + std::to_string(wire));
       }
       const FieldInfo* f = m.FieldByNumber(static_cast<uint32_t>(number));
       if (f == nullptr) {
         if (ctx_.options.reject_unknown_fields) {
           return Fail(ErrorCode::kSchemaMismatch, tag_at,
-                      protobuf_detail::UnknownField(number, m.full_name));
+                      "unknown field " + std::to_string(number) + " in " + m.full_name);
         }
         continue;  // unknown fields are skipped (proto3 JSON has no place for them)
       }
       if (wire != f->wire_type && !(f->packable && wire == kLen)) {
         return Fail(ErrorCode::kSchemaMismatch, tag_at,
-                    protobuf_detail::WrongWireType(f->name, wire, f->wire_type));
+                    "field " + f->name + " has wire type " + std::to_string(wire) + ", expected " +
+                        std::to_string(static_cast<int>(f->wire_type)));
       }
       const uint32_t field = static_cast<uint32_t>(f - m.fields.data());
       in_order &= field >= last_field;
@@ -427,10 +415,10 @@ bool ProtobufReader<S>::Field(const MessageInfo&, const FieldInfo& f, size_t fir
         const uint8_t wire = tag & 7;
         if ((tag >> 3) == 0 || (tag >> 3) > 536870911) {
           return Fail(ErrorCode::kSyntax, tag_at,
-                      protobuf_detail::InvalidFieldNumber(tag >> 3, " in a map entry"));
+                      "invalid field number " + std::to_string(tag >> 3) + " in a map entry");
         }
         if (wire > kI32)
-          return Fail(ErrorCode::kSyntax, tag_at, protobuf_detail::InvalidWireType(wire));
+          return Fail(ErrorCode::kSyntax, tag_at, "invalid wire type " + std::to_string(wire));
         uint64_t vb = p;
         if (wire == kVarint) {
           if (!Varint(&p, entry_occ.end, &v)) return false;
@@ -585,8 +573,9 @@ bool ProtobufReader<S>::Element(const FieldInfo& f, uint8_t wire, uint64_t* at, 
       std::string_view bytes(reinterpret_cast<const char*>(begin_ + start),
                              static_cast<size_t>(end - start));
       if (bytes.size() > ctx_.limits.max_string_bytes) {
-        return Fail(ErrorCode::kStringTooLarge, start,
-                    protobuf_detail::PassesMaxStringBytes("string", ctx_.limits.max_string_bytes));
+        return Fail(
+            ErrorCode::kStringTooLarge, start,
+            "string passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
       }
       bool ok;
       if (f.type == google::protobuf::FieldDescriptor::TYPE_STRING) {
@@ -661,8 +650,9 @@ bool ProtobufReader<S>::MapKey(const FieldInfo& key, uint64_t raw, std::string_v
   switch (key.type) {
     case T::TYPE_STRING:
       if (text.size() > ctx_.limits.max_string_bytes) {
-        return Fail(ErrorCode::kStringTooLarge, at,
-                    protobuf_detail::PassesMaxStringBytes("map key", ctx_.limits.max_string_bytes));
+        return Fail(
+            ErrorCode::kStringTooLarge, at,
+            "map key passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
       }
       if (!ValidUtf8(text))
         return Fail(ErrorCode::kInvalidUtf8, OffsetOf(text), "map key is not valid UTF-8");
@@ -811,18 +801,21 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
         }
         if (!CamelPathRoundTrips(path)) {
           ok = Fail(ErrorCode::kUnrepresentable, o.begin,
-                    protobuf_detail::FieldMaskPathNotCamel(path));
+                    "FieldMask path \"" + std::string(path) +
+                        "\" has no lowerCamelCase form that converts back");
           break;
         }
       }
       if (!ok) break;
       if (size > ctx_.limits.max_string_bytes) {
-        ok = Fail(ErrorCode::kStringTooLarge, at,
-                  protobuf_detail::PassesMaxStringBytes("FieldMask", ctx_.limits.max_string_bytes));
+        ok = Fail(
+            ErrorCode::kStringTooLarge, at,
+            "FieldMask passes max_string_bytes " + std::to_string(ctx_.limits.max_string_bytes));
         break;
       }
       if (!ctx_.budget.Charge(size)) {
-        ok = Fail(ErrorCode::kBudgetExceeded, at, protobuf_detail::FieldMaskBudget(size));
+        ok = Fail(ErrorCode::kBudgetExceeded, at,
+                  "FieldMask of " + std::to_string(size) + " bytes passes max_alloc_bytes");
         break;
       }
       std::string joined;
@@ -888,7 +881,7 @@ bool ProtobufReader<S>::WellKnownValue(const MessageInfo& m, const Range* ranges
       const MessageInfo* packed = schema_ ? schema_->Find(url.substr(url.rfind('/') + 1)) : nullptr;
       if (packed == nullptr) {
         ok = Fail(ErrorCode::kUnknownMessageType, url_occ->begin,
-                  protobuf_detail::AnyTypeNotLoaded(url));
+                  "Any holds " + std::string(url) + ", not in the loaded descriptors");
         break;
       }
       Range value{value_occ ? value_occ->begin : at, value_occ ? value_occ->end : at};
