@@ -46,7 +46,8 @@ class CborReader {
                     std::to_string(end_ - pos_) + " remain");
   }
   [[gnu::cold]] bool Reserved(uint64_t offset, u8 ai) {
-    return Fail(ErrorCode::kSyntax, offset, "reserved additional information " + std::to_string(ai));
+    return Fail(ErrorCode::kSyntax, offset,
+                "reserved additional information " + std::to_string(ai));
   }
   // Reads the argument that follows an initial byte; false on truncation/reserved values.
   // On the path of every item: always inlined, whatever the compiler's size heuristics
