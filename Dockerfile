@@ -19,6 +19,7 @@ COPY scripts scripts
 COPY codec codec
 COPY proto proto
 COPY service service
+COPY load load
 ARG ROSETTA_MARCH=x86-64-v3
 RUN BUILD_DIR=/build scripts/build.sh -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_BENCHMARKS=OFF \
         -DROSETTA_MARCH="${ROSETTA_MARCH}" \
@@ -27,17 +28,15 @@ RUN BUILD_DIR=/build scripts/build.sh -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_
 
 FROM debian:12-slim AS runtime
 # The runtime libraries of rosettad (ldd of the binary, by Debian package):
-#   libgrpc++1.51 libgrpc29    gRPC C++ and core
+#   libnghttp2-14 zlib1g       gRPC's HTTP/2 (rosettad's own layer) and grpc-encoding gzip
 #   libprotobuf32              protobuf messages (and descriptors)
-#   libabsl20220623 libre2-9 libc-ares2 libssl3 zlib1g   gRPC's own dependencies
 #   libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1   /metrics
 #   libsimdjson14              the JSON reader
 #   libstdc++6 libgcc-s1 libc6 (already in the base image)
-# Boost.Asio is header-only here: no Boost library at run time.
+# Boost.Asio is header-only here: no Boost library at run time; no gRPC library either.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-        libgrpc++1.51 libgrpc29 libprotobuf32 \
-        libabsl20220623 libre2-9 libc-ares2 libssl3 zlib1g \
+        libnghttp2-14 zlib1g libprotobuf32 \
         libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 \
         libsimdjson14 libstdc++6 libgcc-s1 \
  && rm -rf /var/lib/apt/lists/* \

@@ -29,8 +29,6 @@ std::string Usage() {
   std::string u =
       "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
       "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
-      "       rosetta compare [--format FMT] FILE     format report: sizes, zstd, MB/s (compare "
-      "--help)\n"
       "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type "
       "NAME)\n";
   auto row = [&u](std::string_view head, std::string flag, std::string_view meaning) {
