@@ -74,6 +74,7 @@ const std::vector<Option>& Options() {
         Listen("grpc-listen", "gRPC listener HOST:PORT (port 0: any free port)",
                &ServiceConfig::grpc_listen),
         Listen("tcp-listen", "TCP frame protocol listener HOST:PORT", &ServiceConfig::tcp_listen),
+        Listen("http-listen", "HTTP/1.1 listener HOST:PORT", &ServiceConfig::http_listen),
         Listen("metrics-listen", "Prometheus /metrics listener HOST:PORT",
                &ServiceConfig::metrics_listen),
         Uint("grpc-max-receive-bytes",
@@ -94,7 +95,19 @@ const std::vector<Option>& Options() {
              &ServiceConfig::grpc_message_timeout_ms),
         Uint("grpc-max-header-list-bytes", "a gRPC request's headers at most (HTTP/2 size)",
              &ServiceConfig::grpc_max_header_list_bytes),
-        Uint("io-threads", "I/O threads of the gRPC and TCP front-ends (0: one per core)",
+        Uint("http-max-connections", "open HTTP connections at most; more are closed at once",
+             &ServiceConfig::http_max_connections),
+        Uint("http-header-timeout-ms", "an HTTP request header must arrive whole within this",
+             &ServiceConfig::http_header_timeout_ms),
+        Uint("http-body-timeout-ms", "an HTTP request body must arrive whole within this",
+             &ServiceConfig::http_body_timeout_ms),
+        Uint("http-idle-timeout-ms", "a kept-alive HTTP connection is closed after this idle",
+             &ServiceConfig::http_idle_timeout_ms),
+        Uint("http-max-header-bytes", "an HTTP request header at most (431 past it)",
+             &ServiceConfig::http_max_header_bytes),
+        Uint("http-max-header-count", "header fields in one HTTP request at most (431 past it)",
+             &ServiceConfig::http_max_header_count),
+        Uint("io-threads", "I/O threads of the gRPC, TCP and HTTP front-ends (0: one per core)",
              &ServiceConfig::io_threads, true),
         Uint("tcp-max-connections", "open TCP connections at most; more are closed at once",
              &ServiceConfig::tcp_max_connections),
@@ -120,7 +133,7 @@ const std::vector<Option>& Options() {
     // The limits after the listeners, in their table's order.
     std::vector<Option> limits;
     for (const codec::LimitInfo& info : codec::kLimitTable) limits.push_back(Limit(info));
-    all.insert(all.begin() + 3, limits.begin(), limits.end());
+    all.insert(all.begin() + 4, limits.begin(), limits.end());
     return all;
   }();
   return options;

@@ -13,6 +13,7 @@ namespace rosetta::service {
 struct ServiceConfig {
   std::string grpc_listen = "127.0.0.1:50051";
   std::string tcp_listen = "127.0.0.1:50052";
+  std::string http_listen = "127.0.0.1:8080";
   std::string metrics_listen = "127.0.0.1:9464";
   // Server defaults: what one request may use unless a connection or request lowers it.
   codec::Limits limits = DefaultLimits();
@@ -26,7 +27,13 @@ struct ServiceConfig {
   uint32_t grpc_idle_timeout_ms = 300000;       // a connection without calls: GOAWAY after this
   uint32_t grpc_message_timeout_ms = 10000;     // a started message must arrive whole within this
   uint32_t grpc_max_header_list_bytes = 16384;  // a request's headers, as HTTP/2 counts them
-  uint32_t io_threads = 0;  // I/O threads of the gRPC and TCP front-ends; 0: one per core
+  uint64_t http_max_connections = 10000;        // more are closed at once
+  uint32_t http_header_timeout_ms = 10000;      // a request header, from its first byte
+  uint32_t http_body_timeout_ms = 10000;        // a request body, from the end of its header
+  uint32_t http_idle_timeout_ms = 60000;        // a keep-alive connection between requests
+  uint32_t http_max_header_bytes = 16384;       // a request's header, request line included
+  uint32_t http_max_header_count = 100;         // header fields in one request
+  uint32_t io_threads = 0;  // I/O threads of the gRPC, TCP and HTTP front-ends; 0: one per core
   uint64_t tcp_max_connections = 10000;
   uint32_t tcp_frame_timeout_ms = 10000;     // a started frame must complete within this
   uint32_t tcp_idle_timeout_ms = 60000;      // a connection without progress is closed after this

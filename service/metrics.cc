@@ -26,13 +26,15 @@
 namespace rosetta::service {
 namespace {
 
-constexpr const char* kTransportNames[] = {"grpc", "tcp"};
+constexpr const char* kTransportNames[] = {"grpc", "tcp", "http"};
+static_assert(std::size(kTransportNames) == kTransports);
 constexpr const char* kOpNames[] = {"transcode", "validate", "ping", "set_limits", "set_options"};
 static_assert(std::size(kOpNames) == kOps);
 constexpr const char* kRejectionNames[] = {
     "frame_too_large",  "connection_cap",  "frame_timeout",      "idle_timeout",
     "bad_frame",        "input_too_large", "out_of_descriptors", "handshake_timeout",
-    "header_too_large", "message_timeout", "reset_flood",        "protocol_error"};
+    "header_too_large", "message_timeout", "reset_flood",        "protocol_error",
+    "header_timeout",   "bad_request"};
 static_assert(std::size(kRejectionNames) == kRejections);
 
 // Label slot of a format: its number, 0 ("none") for a number not in the registry.

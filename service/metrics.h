@@ -20,9 +20,9 @@
 
 namespace rosetta::service {
 
-enum class Transport : uint8_t { kGrpc, kTcp };
+enum class Transport : uint8_t { kGrpc, kTcp, kHttp };
 enum class Op : uint8_t { kTranscode, kValidate, kPing, kSetLimits, kSetOptions };
-inline constexpr int kTransports = 2;
+inline constexpr int kTransports = 3;
 inline constexpr int kOps = 5;
 inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
 
@@ -38,11 +38,15 @@ enum class Rejection : uint8_t {
   kOutOfDescriptors,  // accepted and closed at once: the process was out of descriptors
   kHandshakeTimeout,  // gRPC: no preface and first request within grpc_handshake_timeout_ms
   kHeaderTooLarge,    // gRPC: a request's headers over grpc_max_header_list_bytes
-  kMessageTimeout,    // gRPC: a started message not whole within grpc_message_timeout_ms
+  kMessageTimeout,    // gRPC: a started message not whole within grpc_message_timeout_ms;
+                      // HTTP: a body not whole within http_body_timeout_ms
   kResetFlood,        // gRPC: a connection resetting streams faster than it completes calls
-  kProtocolError,     // gRPC: an HTTP/2 protocol error that ended the connection
+  kProtocolError,     // gRPC: an HTTP/2 protocol error that ended the connection; HTTP: a
+                      // request HTTP/1.1 cannot parse
+  kHeaderTimeout,     // HTTP: a request header not whole within http_header_timeout_ms
+  kBadRequest,        // HTTP: no such endpoint or method, a media type, Accept or query refused
 };
-inline constexpr int kRejections = 12;
+inline constexpr int kRejections = 14;
 
 struct RequestRecord {
   Transport transport;

@@ -55,12 +55,19 @@ bool Server::Start(std::string* error) {
     return false;
   }
   tcp_address_ = WithPort(config_.tcp_listen, tcp_port);
+  http_ = std::make_unique<HttpServer>(config_, *metrics_, *pipeline_, *pool_);
+  int http_port = http_->Start();
+  if (http_port < 0) {
+    *error = "cannot listen on --http-listen " + config_.http_listen;
+    return false;
+  }
+  http_address_ = WithPort(config_.http_listen, http_port);
   return true;
 }
 
 std::string Server::ListeningLine() const {
   return "rosettad listening grpc=" + grpc_address_ + " tcp=" + tcp_address_ +
-         " metrics=" + metrics_address_;
+         " http=" + http_address_ + " metrics=" + metrics_address_;
 }
 
 void Server::Drain() {
@@ -75,8 +82,10 @@ void Server::Drain() {
   };
   if (grpc_) grpc_->SetNotServing();
   if (tcp_) tcp_->BeginDrain();
+  if (http_) http_->BeginDrain();
   if (grpc_) grpc_->Shutdown(left());  // waits for in-flight calls, then closes the rest
   if (tcp_) tcp_->Stop(left());
+  if (http_) http_->Stop(left());
   if (pool_) pool_->Stop();
 }
 

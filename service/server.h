@@ -7,6 +7,7 @@
 #include "rosetta/codec/schema.h"
 #include "service/config.h"
 #include "service/grpc_server.h"
+#include "service/http_server.h"
 #include "service/io_pool.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
@@ -14,7 +15,7 @@
 
 namespace rosetta::service {
 
-// rosettad in one object: metrics, gRPC and TCP front-ends. Tests run it in-process.
+// rosettad in one object: metrics, the gRPC, TCP and HTTP front-ends. Tests run it in-process.
 class Server {
  public:
   explicit Server(ServiceConfig config);
@@ -22,7 +23,7 @@ class Server {
 
   // Binds every listener. On success the bound addresses are in grpc_address() etc.
   bool Start(std::string* error);
-  // "rosettad listening grpc=HOST:PORT tcp=HOST:PORT metrics=HOST:PORT"
+  // "rosettad listening grpc=HOST:PORT tcp=HOST:PORT http=HOST:PORT metrics=HOST:PORT"
   std::string ListeningLine() const;
   // SIGTERM: health NOT_SERVING, listeners close, in-flight requests finish (up to
   // drain_timeout_ms), then everything stops.
@@ -30,6 +31,7 @@ class Server {
 
   const std::string& grpc_address() const { return grpc_address_; }
   const std::string& tcp_address() const { return tcp_address_; }
+  const std::string& http_address() const { return http_address_; }
   const std::string& metrics_address() const { return metrics_address_; }
   Metrics& metrics() { return *metrics_; }
   const ServiceConfig& config() const { return config_; }
@@ -42,7 +44,8 @@ class Server {
   std::unique_ptr<IoPool> pool_;  // before the front-ends: destroyed after them
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<TcpServer> tcp_;
-  std::string grpc_address_, tcp_address_, metrics_address_;
+  std::unique_ptr<HttpServer> http_;
+  std::string grpc_address_, tcp_address_, http_address_, metrics_address_;
   bool drained_ = false;
 };
 

@@ -397,8 +397,8 @@ def descriptor_exhaustion(tmp):
     connections go."""
     def limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
-    args = [ROSETTAD, '--grpc-listen', '127.0.0.1:0', '--tcp-listen', '127.0.0.1:0', '--metrics-listen',
-            '127.0.0.1:0', '--io-threads', '2', '--grpc-handshake-timeout-ms', '60000']
+    args = [ROSETTAD, '--grpc-listen', '127.0.0.1:0', '--tcp-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0',
+            '--metrics-listen', '127.0.0.1:0', '--io-threads', '2', '--grpc-handshake-timeout-ms', '60000']
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit)
     line = proc.stdout.readline().decode()
     grpc_addr = line.split('grpc=')[1].split()[0]

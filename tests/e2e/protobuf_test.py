@@ -90,7 +90,8 @@ def main():
             server.terminate()
 
         p = subprocess.run([binary, '--descriptor-set', os.path.join(tmp, 'missing.binpb'), '--grpc-listen',
-                            '127.0.0.1:0', '--tcp-listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0'],
+                            '127.0.0.1:0', '--tcp-listen', '127.0.0.1:0', '--http-listen', '127.0.0.1:0', '--metrics-listen',
+                            '127.0.0.1:0'],
                            capture_output=True, text=True, timeout=10)
         check(p.returncode == 2 and '--descriptor-set' in p.stderr,
               'unreadable descriptor set exits 2 naming it: %d %r' % (p.returncode, p.stderr.strip()))

@@ -22,14 +22,15 @@ constexpr double kPromptMs = 5000;
 TEST_F(ServerTest, ListeningLineNamesEveryBoundPort) {
   ASSERT_TRUE(StartServer());
   const std::regex line(
-      R"(rosettad listening grpc=127\.0\.0\.1:(\d+) tcp=127\.0\.0\.1:(\d+) metrics=127\.0\.0\.1:(\d+))");
+      R"(rosettad listening grpc=127\.0\.0\.1:(\d+) tcp=127\.0\.0\.1:(\d+) http=127\.0\.0\.1:(\d+) metrics=127\.0\.0\.1:(\d+))");
   std::smatch m;
   const std::string text = server().ListeningLine();
   ASSERT_TRUE(std::regex_match(text, m, line)) << text;
-  for (int i = 1; i <= 3; ++i) EXPECT_NE(std::stoi(m[i]), 0) << text;
+  for (int i = 1; i <= 4; ++i) EXPECT_NE(std::stoi(m[i]), 0) << text;
   EXPECT_EQ("127.0.0.1:" + m[1].str(), server().grpc_address());
   EXPECT_EQ("127.0.0.1:" + m[2].str(), server().tcp_address());
-  EXPECT_EQ("127.0.0.1:" + m[3].str(), server().metrics_address());
+  EXPECT_EQ("127.0.0.1:" + m[3].str(), server().http_address());
+  EXPECT_EQ("127.0.0.1:" + m[4].str(), server().metrics_address());
   // Each address answers its own protocol.
   TcpClient tcp(server().tcp_address());
   EXPECT_TRUE(tcp.Call(Frame(kPing, 1, 0, 0, "x")));

@@ -41,7 +41,7 @@ using std::chrono::milliseconds;
 // Every listener on a free loopback port; timeouts short enough for a fast suite.
 inline ServiceConfig TestConfig() {
   ServiceConfig c;
-  c.grpc_listen = c.tcp_listen = c.metrics_listen = "127.0.0.1:0";
+  c.grpc_listen = c.tcp_listen = c.http_listen = c.metrics_listen = "127.0.0.1:0";
   c.io_threads = 2;
   c.tcp_frame_timeout_ms = 5000;
   c.tcp_idle_timeout_ms = 10000;

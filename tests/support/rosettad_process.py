@@ -3,7 +3,7 @@ end-to-end tests, the load smoke test and the service benchmarks (a context mana
 
 Every listener is on 127.0.0.1 port 0 unless the caller names one, so runs can go side by
 side; the bound addresses come from the one line a server prints once all its listeners
-are bound ("rosettad listening grpc=HOST:PORT tcp=HOST:PORT metrics=HOST:PORT", each
+are bound ("rosettad listening grpc=HOST:PORT tcp=HOST:PORT http=HOST:PORT metrics=HOST:PORT", each
 NAME=ADDRESS pair read by name).
 """
 import os
@@ -110,7 +110,7 @@ class Rosettad(Server):
 
     def __init__(self, binary, *extra_args, env=None, start_timeout=10.0, stderr_path=None):
         args = [binary, '--grpc-listen', '127.0.0.1:0', '--tcp-listen', '127.0.0.1:0',
-                '--metrics-listen', '127.0.0.1:0', *extra_args]
+                '--http-listen', '127.0.0.1:0', '--metrics-listen', '127.0.0.1:0', *extra_args]
         super().__init__(args, 'rosettad', env=env, start_timeout=start_timeout,
                          stderr_path=stderr_path)
         self.binary = binary
@@ -122,6 +122,10 @@ class Rosettad(Server):
     @property
     def tcp(self):
         return self.listening.get('tcp')
+
+    @property
+    def http(self):
+        return self.listening.get('http')
 
     @property
     def metrics(self):

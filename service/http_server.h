@@ -1,0 +1,56 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "service/config.h"
+#include "service/io_pool.h"
+#include "service/listener.h"
+#include "service/metrics.h"
+#include "service/pipeline.h"
+
+namespace rosetta::service {
+
+class HttpSession;
+
+// The HTTP/1.1 front-end (Boost.Beast) on the shared I/O threads: POST /v1/transcode and
+// /v1/validate with the payload's media type in Content-Type and the output's in Accept,
+// errors as application/problem+json (RFC 9457), GET /healthz and /readyz; keep-alive and
+// pipelining (requests answered in order). A declared Content-Length is checked against
+// max_input_bytes before one byte of the body is read; a chunked body is counted as it
+// arrives. docs/http.md has the whole protocol and its bounds.
+class HttpServer {
+ public:
+  HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline, IoPool& pool);
+  ~HttpServer();
+
+  // Binds config.http_listen; returns the bound port, or -1.
+  int Start();
+  // /readyz answers 503 from now on, the listener closes, and each connection closes after
+  // the request it is in (idle ones at once).
+  void BeginDrain();
+  // Waits up to `timeout` for connections to finish, then closes the rest.
+  void Stop(std::chrono::milliseconds timeout);
+
+  bool draining() const { return draining_.load(); }
+
+ private:
+  friend class HttpSession;
+  void ForEachSession(void (HttpSession::*fn)());
+
+  const ServiceConfig& config_;
+  Metrics& metrics_;
+  Pipeline& pipeline_;
+  IoPool& pool_;
+  std::unique_ptr<Listener> listener_;
+  std::vector<std::unordered_set<HttpSession*>> sessions_;  // per I/O thread
+  std::atomic<uint64_t> active_{0};
+  std::atomic<bool> draining_{false};
+  bool stopped_ = false;
+};
+
+}  // namespace rosetta::service
