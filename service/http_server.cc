@@ -55,19 +55,13 @@ std::optional<codec::Format> FormatOf(std::string_view type) {
   return std::nullopt;
 }
 
-std::string_view MediaTypeOf(codec::Format f) {
-  for (const MediaType& m : kMediaTypes) {
-    if (m.format == f) return m.name;
-  }
-  return "application/octet-stream";
-}
-
-// The output format an Accept header asks for: the first listed type rosetta writes whose q
-// is not 0; no header, or */* or application/*, means JSON. nullopt: nothing acceptable.
-std::optional<codec::Format> FromAccept(std::string_view accept) {
-  if (Trim(accept).empty()) return codec::Format::kJson;
+// The output type an Accept header asks for: of the types rosetta writes, the one with
+// the highest q (the first of equals; q=0 never); no header, or */* or application/*, means
+// JSON. nullptr: nothing acceptable.
+const MediaType* FromAccept(std::string_view accept) {
+  if (Trim(accept).empty()) return &kMediaTypes[0];
   double best_q = 0;
-  std::optional<codec::Format> best;
+  const MediaType* best = nullptr;
   while (!accept.empty()) {
     const size_t comma = accept.find(',');
     std::string_view item = accept.substr(0, comma);
@@ -78,11 +72,14 @@ std::optional<codec::Format> FromAccept(std::string_view accept) {
       q = std::strtod(std::string(Trim(item.substr(qpos + 2))).c_str(), nullptr);
     }
     const std::string_view type = Trim(item.substr(0, item.find(';')));
-    std::optional<codec::Format> f = FormatOf(type);
-    if (!f && (type == "*/*" || EqualNoCase(type, "application/*"))) f = codec::Format::kJson;
-    if (f && q > best_q) {
+    const MediaType* m = nullptr;
+    for (const MediaType& t : kMediaTypes) {
+      if (EqualNoCase(type, t.name)) m = &t;
+    }
+    if (!m && (type == "*/*" || EqualNoCase(type, "application/*"))) m = &kMediaTypes[0];
+    if (m && q > best_q) {
       best_q = q;
-      best = f;
+      best = m;
     }
   }
   return best;
@@ -165,6 +162,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         worker_(worker) {}
 
   void Start() {
+    draining_ = server_.draining();
     server_.sessions_[worker_].insert(this);
     server_.metrics_.ConnectionOpened(Transport::kHttp);
     boost::system::error_code ec;
@@ -203,7 +201,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void ReadHeader() {
     if (closed_) return;
-    if (draining_) return Close();
+    if (draining_ && served_ > 0) return Close();  // one request per connection while draining
     busy_ = false;
     parser_.emplace();
     parser_->header_limit(config().http_max_header_bytes);
@@ -235,6 +233,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     busy_ = true;
     scope_.emplace();
     if (ec == http::error::end_of_stream || ec == asio::error::eof) return Close();
+    if (ec == http::error::body_limit) {  // the declared Content-Length, checked by the parser
+      codec::Status s;
+      s.code = codec::ErrorCode::kInputTooLarge;
+      s.offset = config().limits.max_input_bytes;
+      s.message = "Content-Length passes max_input_bytes " +
+                  std::to_string(config().limits.max_input_bytes);
+      server_.metrics_.Rejected(Transport::kHttp, Rejection::kInputTooLarge);
+      return Problem(s, true);
+    }
     if (ec == http::error::header_limit) {
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
       return Fail(http::status::request_header_fields_too_large, "header_too_large",
@@ -330,13 +337,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.output = *in;
     if (op_ == Op::kTranscode) {
       const auto accept = req[http::field::accept];
-      const std::optional<codec::Format> out =
-          FromAccept(std::string_view(accept.data(), accept.size()));
-      if (!out) {
+      output_type_ = FromAccept(std::string_view(accept.data(), accept.size()));
+      if (output_type_ == nullptr) {
         return Fail(http::status::not_acceptable, "not_acceptable",
                     "Accept names no format rosetta writes", false);
       }
-      r.output = *out;
+      r.output = output_type_->format;
     }
     std::string bad;
     if (!ReadQuery(&r, &bad)) {
@@ -354,7 +360,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
             response_ = {http::status::no_content, 11};
           } else {
             response_ = {http::status::ok, 11};
-            const std::string_view type = MediaTypeOf(r.output);
+            const std::string_view type = output_type_->name;
             response_.set(http::field::content_type,
                           boost::beast::string_view(type.data(), type.size()));
             response_.body().assign(output.data(), output.size());
@@ -468,6 +474,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                       [self = shared_from_this()](boost::system::error_code ec, size_t) {
                         if (self->closed_) return;
                         self->scope_.reset();
+                        ++self->served_;
                         if (ec || self->close_after_write_) return self->Close();
                         if (self->response_.body().capacity() > (1 << 20))
                           std::string().swap(self->response_.body());
@@ -487,6 +494,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string_view path_, query_;
   std::string message_type_, schema_;
   Op op_ = Op::kTranscode;
+  const MediaType* output_type_ = nullptr;
+  uint64_t served_ = 0;  // responses written on this connection
   bool busy_ = false;
   bool draining_ = false;
   bool closed_ = false;
@@ -506,7 +515,7 @@ HttpServer::~HttpServer() { Stop(std::chrono::milliseconds(0)); }
 int HttpServer::Start() {
   listener_ = std::make_unique<Listener>(
       pool_, metrics_, Transport::kHttp, [this](tcp::socket socket, size_t worker) {
-        if (draining_) return;
+        if (closing_) return;
         if (active_.load() >= config_.http_max_connections) {
           metrics_.Rejected(Transport::kHttp, Rejection::kConnectionCap);
           boost::system::error_code ignored;
@@ -534,7 +543,8 @@ void HttpServer::ForEachSession(void (HttpSession::*fn)()) {
 
 void HttpServer::BeginDrain() {
   if (draining_.exchange(true) || !listener_) return;
-  listener_->Close();
+  // The listener stays open while the drain lasts: a client routed here before the
+  // endpoints changed is still served (with Connection: close), and /readyz says 503.
   ForEachSession(&HttpSession::BeginDrain);
 }
 
@@ -545,6 +555,8 @@ void HttpServer::Stop(std::chrono::milliseconds timeout) {
   const auto until = Clock::now() + timeout;
   while (active_.load() > 0 && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  closing_ = true;
+  listener_->Close();
   ForEachSession(&HttpSession::Close);
 }
 

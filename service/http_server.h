@@ -30,10 +30,11 @@ class HttpServer {
 
   // Binds config.http_listen; returns the bound port, or -1.
   int Start();
-  // /readyz answers 503 from now on, the listener closes, and each connection closes after
-  // the request it is in (idle ones at once).
+  // /readyz answers 503 from now on; each connection closes after the request it is in
+  // (idle ones at once). The listener stays open until Stop: a client still routed here is
+  // served, one request per connection.
   void BeginDrain();
-  // Waits up to `timeout` for connections to finish, then closes the rest.
+  // Waits up to `timeout` for connections to finish, then closes the listener and the rest.
   void Stop(std::chrono::milliseconds timeout);
 
   bool draining() const { return draining_.load(); }
@@ -50,7 +51,8 @@ class HttpServer {
   std::vector<std::unordered_set<HttpSession*>> sessions_;  // per I/O thread
   std::atomic<uint64_t> active_{0};
   std::atomic<bool> draining_{false};
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
+  std::atomic<bool> closing_{false};  // the listener is closing: new connections are not served
 };
 
 }  // namespace rosetta::service
