@@ -1,4 +1,4 @@
-"""Runs examples/grpc_client.py and examples/tcp_client.py against a real rosettad, then
+"""Runs examples/grpc_client.py, tcp_client.py and http_client.py against a real rosettad, then
 checks that SIGTERM makes it exit 0 within 5 s.
 
 usage: run_examples.py ROSETTAD SOURCE_DIR
@@ -22,6 +22,7 @@ def main():
             ('grpc_client', [PYTHON, os.path.join(examples, 'grpc_client.py'), '--grpc', server.grpc,
                              '--proto-dir', os.path.join(source_dir, 'proto')]),
             ('tcp_client', [PYTHON, os.path.join(examples, 'tcp_client.py'), '--tcp', server.tcp]),
+            ('http_client', [PYTHON, os.path.join(examples, 'http_client.py'), '--http', server.http]),
         ]
         for name, argv in runs:
             p = subprocess.run(argv, capture_output=True, text=True, timeout=60)
