@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark suite: builds (Release, benchmarks on), generates the data sets, runs the
 # format report, the service benchmarks (rosettad vs rosetta-echo, driven by rosetta-load)
-# and the gRPC front-end benchmark (h2load), and writes the "## Service", "## gRPC
-# front-end" and "## Datasets" sections of docs/benchmarks.md (others are left as they are).
+# and the front-ends benchmark (h2load), and writes the "## Service", "## Front-ends" and
+# "## Datasets" sections of docs/benchmarks.md (others are left as they are).
 #   scripts/benchmarks.sh                        # everything (about 10 minutes; REPS=5: 15)
-#   ONLY=service scripts/benchmarks.sh           # or ONLY=grpc, ONLY=datasets, ONLY=codec
+#   ONLY=service scripts/benchmarks.sh           # or ONLY=frontends, ONLY=datasets, ONLY=codec
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
 # Knobs: BUILD_DIR (build-benchmarks), SEED (42), REPS (3), DURATION (10), WARMUP (2),
 # CONNECTIONS (4), INFLIGHT (16), OPEN_INFLIGHT (64), RATE_FRACTIONS (0.7,0.35: open-loop rates as
@@ -74,22 +74,22 @@ if [ "$ONLY" = all ] || [ "$ONLY" = service ]; then
   cat "$OUT/service.md"
 fi
 
-if [ "$ONLY" = all ] || [ "$ONLY" = grpc ]; then
+if [ "$ONLY" = all ] || [ "$ONLY" = frontends ]; then
   {
-    echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine). Client: h2load (nghttp2-client), 4 connections x"
-    echo "16 streams, one thread, so that a client's cost does not hide the servers'; payload \`log_1k.json\`"
-    echo "(957 bytes), JSON -> CBOR. rosetta-echo is the same service on the gRPC C++ library's callback API,"
-    echo "answering the payload unchanged (it does no work). TranscodeStream: 100 requests in each call's body,"
-    echo "one response each. TCP: rosetta-load, 4 connections x 16 pipelined. Medians of ${REPS:-3} rounds in"
-    echo "alternating order; server CPU from /proc/PID/stat around each run."
+    echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine). Client of gRPC and HTTP: h2load (nghttp2-client),"
+    echo "4 connections x 16 streams (HTTP/1.1: 16 pipelined), one thread, so that a client's cost does not hide"
+    echo "the servers'; payload \`log_1k.json\` (957 bytes), JSON -> CBOR. rosetta-echo is the same gRPC service on"
+    echo "the gRPC C++ library's callback API, answering the payload unchanged (it does no work). TranscodeStream:"
+    echo "100 requests in each call's body, one response each. TCP: rosetta-load, 4 connections x 16 pipelined."
+    echo "Medians of ${REPS:-3} rounds in alternating order; server CPU from /proc/PID/stat around each run."
     echo
     echo "\`\`\`sh"
-    echo "ONLY=grpc scripts/benchmarks.sh   # or: /usr/bin/python3 load/bench/grpc_bench.py --build BUILD --datasets DIR"
+    echo "ONLY=frontends scripts/benchmarks.sh   # or: /usr/bin/python3 load/bench/frontends_bench.py --build BUILD --datasets DIR"
     echo "\`\`\`"
     echo
-    /usr/bin/python3 load/bench/grpc_bench.py --build "$BUILD" --datasets "$BUILD/datasets" --reps "${REPS:-3}"
-  } >"$OUT/grpc.md"
-  cat "$OUT/grpc.md"
+    /usr/bin/python3 load/bench/frontends_bench.py --build "$BUILD" --datasets "$BUILD/datasets" --reps "${REPS:-3}"
+  } >"$OUT/frontends.md"
+  cat "$OUT/frontends.md"
 fi
 
 [ "${NO_DOC:-0}" = 1 ] && exit 0
@@ -102,8 +102,8 @@ doc = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
 sections = []
 if only in ("all", "service"):
     sections.append(("## Service", open(os.path.join(out, "service.md")).read()))
-if only in ("all", "grpc"):
-    sections.append(("## gRPC front-end", open(os.path.join(out, "grpc.md")).read()))
+if only in ("all", "frontends"):
+    sections.append(("## Front-ends", open(os.path.join(out, "frontends.md")).read()))
 if only in ("all", "datasets"):
     sections.append(("## Datasets", open(os.path.join(out, "datasets.md")).read()))
 for heading, body in sections:

@@ -17,9 +17,11 @@ namespace {
 // where it lies in the read buffer keeps the JSON reader's padding readable after it.
 constexpr size_t kReadSize = 64 << 10;
 constexpr size_t kReadSpare = 64;
-// Flow-control window of each stream and of the connection: enough that loopback and LAN
-// transfers are not window-bound; what a connection keeps is bounded separately (buffered_).
-constexpr int32_t kWindow = 1 << 20;
+// Flow-control windows. A stream may have 64 KiB unconsumed (gRPC's own initial window),
+// the connection 1 MiB: the connection's credit is always given back as bytes arrive, so
+// one stalled stream never blocks the others; a stream's credit is held back (buffered_).
+constexpr int32_t kStreamWindow = 64 << 10;
+constexpr int32_t kConnectionWindow = 1 << 20;
 // Client resets of calls not yet complete tolerated beyond the calls completed.
 constexpr uint64_t kResetAllowance = 128;
 
@@ -89,11 +91,11 @@ void GrpcConnection::Start() {
   }
   const nghttp2_settings_entry settings[] = {
       {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, config.grpc_max_concurrent_streams},
-      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kWindow)},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, static_cast<uint32_t>(kStreamWindow)},
       {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, config.grpc_max_header_list_bytes},
   };
   nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, std::size(settings));
-  nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kWindow);
+  nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
 
   boost::system::error_code ec;
   socket_.set_option(tcp::no_delay(true), ec);
@@ -526,13 +528,15 @@ void GrpcConnection::Data(Stream& s, const uint8_t* data, size_t len) {
   if (len > 0) nghttp2_session_consume(session_, s.id, len);  // after a refusal: dropped
 }
 
-// Window credit for n bytes of stream s: given now while the connection's unfinished
-// messages fit in one largest message, or when s holds the oldest unfinished message (so
-// that one always completes: two large uploads at once never wait on each other), else
-// when they shrink. A connection so keeps at most two largest messages.
+// Window credit for n bytes of stream s. The connection's is given at once; the stream's
+// while the connection's unfinished messages fit in one largest message, or when s holds
+// the oldest unfinished message (so that one always completes: uploads at once never wait
+// on each other), else when they shrink. A connection so keeps at most two largest
+// messages, plus 64 KiB a stream not yet credited.
 void GrpcConnection::Consume(Stream& s, size_t n) {
+  nghttp2_session_consume_connection(session_, n);
   if (buffered_ <= server_.config_.EffectiveGrpcMaxReceive() || Oldest() == &s) {
-    nghttp2_session_consume(session_, s.id, n);
+    nghttp2_session_consume_stream(session_, s.id, n);
   } else {
     s.unconsumed += n;
   }
@@ -552,14 +556,14 @@ void GrpcConnection::ReleaseBuffered(size_t n) {
   if (buffered_ > server_.config_.EffectiveGrpcMaxReceive()) {
     Stream* oldest = Oldest();
     if (oldest != nullptr && oldest->unconsumed > 0) {
-      nghttp2_session_consume(session_, oldest->id, oldest->unconsumed);
+      nghttp2_session_consume_stream(session_, oldest->id, oldest->unconsumed);
       oldest->unconsumed = 0;
     }
     return;
   }
   for (auto& [id, s] : streams_) {
     if (s->unconsumed == 0) continue;
-    nghttp2_session_consume(session_, id, s->unconsumed);
+    nghttp2_session_consume_stream(session_, id, s->unconsumed);
     s->unconsumed = 0;
   }
 }
@@ -621,8 +625,6 @@ int GrpcConnection::OnStreamClose(nghttp2_session*, int32_t stream_id, uint32_t 
   Stream& s = *it->second;
   const bool reset_by_client = !s.end_sent && error_code != NGHTTP2_NO_ERROR;
   const size_t kept = s.message.size();
-  // Credit held back for this stream's bytes is the connection's to give back.
-  if (s.unconsumed > 0) nghttp2_session_consume_connection(self->session_, s.unconsumed);
   self->streams_.erase(it);
   self->ReleaseBuffered(kept);
   if (reset_by_client && ++self->resets_ > self->completed_ + kResetAllowance) {

@@ -180,9 +180,19 @@ def main():
             check(got['data'] == b'' and not got['trailers'], 'a cancelled call gets nothing more')
             r = stub.Transcode(pb.TranscodeRequest(input_format=J, output_format=C, payload=b'[]'), timeout=5)
             check(r.payload == b'\x80', 'the server goes on after a cancellation')
-            call = stub.TranscodeStream(iter(()), timeout=5)
+            hold = threading.Event()
+
+            def held():
+                yield reqs[0]
+                hold.wait(10)  # the stream stays open until it is cancelled
+            call = stub.TranscodeStream(held(), timeout=10)
+            first_answer = next(call)
             call.cancel()
-            check(call.code() == grpc.StatusCode.CANCELLED, 'grpcio cancel() of a stream')
+            hold.set()
+            check(first_answer.payload.hex() == '01' and call.code() == grpc.StatusCode.CANCELLED,
+                  'grpcio cancel() of an open stream')
+            r = stub.Transcode(pb.TranscodeRequest(input_format=J, output_format=C, payload=b'[]'), timeout=5)
+            check(r.payload == b'\x80', 'the server goes on after the stream is cancelled')
 
             # Health.
             hstub = health_grpc.HealthStub(channel)

@@ -48,6 +48,7 @@ TEST(ServiceConfigTest, DefaultsMatchTheContract) {
   EXPECT_EQ(r.config.grpc_listen, "127.0.0.1:50051");
   EXPECT_EQ(r.config.tcp_listen, "127.0.0.1:50052");
   EXPECT_EQ(r.config.metrics_listen, "127.0.0.1:9464");
+  EXPECT_EQ(r.config.http_listen, "127.0.0.1:8080");  // DESIGN.md "Second wave", HTTP front-end
   EXPECT_EQ(r.config.limits.max_depth, 128u);  // DESIGN.md "Limits"
   EXPECT_EQ(r.config.limits, ServiceConfig::DefaultLimits());
 }
@@ -150,6 +151,8 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
        [](const ServiceConfig& c) { return c.grpc_listen == "127.0.0.1:1001"; }},
       {"tcp-listen", "0.0.0.0:1002",
        [](const ServiceConfig& c) { return c.tcp_listen == "0.0.0.0:1002"; }},
+      {"http-listen", "127.0.0.1:1004",
+       [](const ServiceConfig& c) { return c.http_listen == "127.0.0.1:1004"; }},
       {"metrics-listen", "[::1]:1003",
        [](const ServiceConfig& c) { return c.metrics_listen == "[::1]:1003"; }},
       {"max-input-bytes", "1001",
@@ -178,6 +181,18 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
        [](const ServiceConfig& c) { return c.grpc_message_timeout_ms == 1015; }},
       {"grpc-max-header-list-bytes", "1016",
        [](const ServiceConfig& c) { return c.grpc_max_header_list_bytes == 1016; }},
+      {"http-max-connections", "11",
+       [](const ServiceConfig& c) { return c.http_max_connections == 11; }},
+      {"http-header-timeout-ms", "1017",
+       [](const ServiceConfig& c) { return c.http_header_timeout_ms == 1017; }},
+      {"http-body-timeout-ms", "1018",
+       [](const ServiceConfig& c) { return c.http_body_timeout_ms == 1018; }},
+      {"http-idle-timeout-ms", "1019",
+       [](const ServiceConfig& c) { return c.http_idle_timeout_ms == 1019; }},
+      {"http-max-header-bytes", "1020",
+       [](const ServiceConfig& c) { return c.http_max_header_bytes == 1020; }},
+      {"http-max-header-count", "21",
+       [](const ServiceConfig& c) { return c.http_max_header_count == 21; }},
       {"io-threads", "5", [](const ServiceConfig& c) { return c.io_threads == 5; }},
       {"tcp-max-connections", "7",
        [](const ServiceConfig& c) { return c.tcp_max_connections == 7; }},

@@ -79,7 +79,8 @@ TEST(GrpcWire, ReadsWhatLibprotobufWrites) {
 
   // Last one wins for a repeated scalar, as in protobuf; unknown fields are skipped.
   WireFields g;
-  ASSERT_TRUE(ReadWireFields(std::string("\x08\x01\x08\x03\x50\x05\x1a\x01y", 9), &g));
+  const std::string twice("\x08\x01\x08\x03\x50\x05\x1a\x01y", 9);  // g's views point into it
+  ASSERT_TRUE(ReadWireFields(twice, &g));
   EXPECT_EQ(g.varint[1], 3u);
   EXPECT_EQ(g.seen[1], 2);
   EXPECT_EQ(g.bytes[3], "y");

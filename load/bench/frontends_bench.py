@@ -1,17 +1,18 @@
 #!/usr/bin/python3
-"""rosettad's gRPC front-end against the gRPC library's own server, with h2load as the client.
+"""rosettad's three front-ends on the same payload, and the gRPC library's own server beside them.
 
-h2load (nghttp2-client) is the client so that a client's cost does not hide the servers':
-it sends each call's request body from a file and reads the answers without decoding them.
-Three rows, each REPS rounds in alternating order, medians reported:
+h2load (nghttp2-client) is the client of gRPC and HTTP so that a client's cost does not hide
+the servers': it sends each request's body from a file and reads the answers without
+decoding them. Rows, each REPS rounds in alternating order, medians reported:
 - unary Transcode of the 1 KiB log record (log_1k, JSON -> CBOR), rosettad and rosetta-echo
   (the same service on the gRPC C++ library's callback API, answering the payload unchanged);
 - TranscodeStream: each call's body holds --stream-messages requests (one response each);
-- TCP pipelining of the same record (rosetta-load --transport tcp), the bar's comparison.
+- HTTP/1.1 keep-alive POST /v1/transcode (h2load --h1, the same pipelining depth);
+- TCP pipelining of the same record (rosetta-load --transport tcp).
 Server CPU per request comes from /proc/PID/stat around each run.
 
-usage: grpc_bench.py --build BUILD --datasets DIR [--reps 3] [--requests 200000]
-                     [--connections 4] [--streams 16] [--stream-messages 100]
+usage: frontends_bench.py --build BUILD --datasets DIR [--reps 3] [--requests 200000]
+                          [--connections 4] [--streams 16] [--stream-messages 100]
 """
 import argparse
 import json
@@ -25,18 +26,22 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from rosettad_process import Echo, Rosettad, grpc_transcode_request  # noqa: E402
 
 
-def h2load(address, path, body_file, requests, connections, streams):
+def h2load(address, path, body_file, requests, connections, streams, http1=False):
+    headers = (['--h1', '-H', 'Content-Type: application/json', '-H', 'Accept: application/cbor'] if http1 else
+               ['-H', 'content-type: application/grpc', '-H', 'te: trailers'])
     p = subprocess.run(['h2load', '-n', str(requests), '-c', str(connections), '-m', str(streams), '-t', '1',
-                        '-d', body_file, '-H', 'content-type: application/grpc', '-H', 'te: trailers',
-                        'http://%s%s' % (address, path)], capture_output=True, text=True, timeout=600)
+                        '-d', body_file] + headers + ['http://%s%s' % (address, path)],
+                       capture_output=True, text=True, timeout=600)
     rps = None
     for line in p.stdout.splitlines():
         if line.startswith('finished in'):
             rps = float(line.split(',')[1].split()[0])
         if line.startswith('requests:') and ' 0 failed' not in line:
-            sys.exit('grpc_bench: h2load saw failures: ' + line)
+            sys.exit('frontends_bench: h2load saw failures: ' + line)
+        if line.startswith('status codes:') and ' 0 4xx, 0 5xx' not in line:
+            sys.exit('frontends_bench: h2load saw error statuses: ' + line)
     if rps is None:
-        sys.exit('grpc_bench: h2load printed no result:\n' + p.stdout + p.stderr)
+        sys.exit('frontends_bench: h2load printed no result:\n' + p.stdout + p.stderr)
     return rps
 
 
@@ -51,13 +56,14 @@ def main():
     ap.add_argument('--stream-messages', type=int, default=100)
     args = ap.parse_args()
     payload = open(os.path.join(args.datasets, 'log_1k.json'), 'rb').read()
-    tmp = tempfile.mkdtemp(prefix='grpc_bench_')
+    tmp = tempfile.mkdtemp(prefix='frontends_bench_')
     unary = os.path.join(tmp, 'unary.bin')
     stream = os.path.join(tmp, 'stream.bin')
     open(unary, 'wb').write(grpc_transcode_request(payload))
     open(stream, 'wb').write(grpc_transcode_request(payload) * args.stream_messages)
     b = args.build
-    rows = {k: [] for k in ('rosettad unary', 'rosetta-echo unary', 'rosettad TranscodeStream', 'rosettad TCP')}
+    rows = {k: [] for k in ('rosettad unary', 'rosetta-echo unary', 'rosettad TranscodeStream', 'rosettad HTTP/1.1',
+                            'rosettad TCP')}
     with Rosettad(f'{b}/service/rosettad', stderr_path=os.path.join(tmp, 'rosettad.stderr')) as rosettad, \
             Echo(f'{b}/load/rosetta-echo', stderr_path=os.path.join(tmp, 'echo.stderr')) as echo:
         def run(name, server, fn, per_call=1):
@@ -65,7 +71,7 @@ def main():
             rps, done = fn()
             cpu = server.cpu_seconds() - cpu0
             rows[name].append((rps * per_call, 1e6 * cpu / max(1, done * per_call)))
-            print(f'grpc_bench: {name}: {rps * per_call:.0f} messages/s, server {rows[name][-1][1]:.2f} us CPU each',
+            print(f'frontends_bench: {name}: {rps * per_call:.0f} messages/s, server {rows[name][-1][1]:.2f} us CPU each',
                   file=sys.stderr, flush=True)
 
         def tcp():
@@ -89,6 +95,9 @@ def main():
                  lambda: (h2load(rosettad.grpc, '/rosetta.v1.Transcoder/TranscodeStream', stream,
                                  args.requests // args.stream_messages, args.connections, args.streams),
                           args.requests // args.stream_messages), args.stream_messages),
+                ('rosettad HTTP/1.1', rosettad,
+                 lambda: (h2load(rosettad.http, '/v1/transcode', os.path.join(args.datasets, 'log_1k.json'),
+                                 args.requests, args.connections, args.streams, http1=True), args.requests), 1),
                 ('rosettad TCP', rosettad, tcp, 1),
             ]
             if rep % 2:
@@ -101,10 +110,11 @@ def main():
     for k, (rps, cpu) in med.items():
         print(f'| {k} | {rps:.0f} | {cpu:.2f} |')
     r, e = med['rosettad unary'], med['rosetta-echo unary']
-    s, t = med['rosettad TranscodeStream'], med['rosettad TCP']
+    s, t, h = med['rosettad TranscodeStream'], med['rosettad TCP'], med['rosettad HTTP/1.1']
     print(f'\nrosettad / rosetta-echo, unary: {r[0] / e[0]:.2f}x the calls per second, '
           f'{r[1] / e[1]:.2f}x the server CPU per call; TranscodeStream / TCP pipelining: '
-          f'{s[0] / t[0]:.2f}x the messages per second.')
+          f'{s[0] / t[0]:.2f}x the messages per second; HTTP/1.1 keep-alive: {h[0] / r[0]:.2f}x the gRPC '
+          f'unary rate and {h[0] / t[0]:.2f}x the TCP rate.')
 
 
 if __name__ == '__main__':
