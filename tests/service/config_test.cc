@@ -49,7 +49,7 @@ TEST(ServiceConfigTest, DefaultsMatchTheContract) {
   EXPECT_EQ(r.config.tcp_listen, "127.0.0.1:50052");
   EXPECT_EQ(r.config.metrics_listen, "127.0.0.1:9464");
   EXPECT_EQ(r.config.http_listen, "127.0.0.1:8080");  // DESIGN.md "Second wave", HTTP front-end
-  EXPECT_EQ(r.config.limits.max_depth, 128u);  // DESIGN.md "Limits"
+  EXPECT_EQ(r.config.limits.max_depth, 128u);         // DESIGN.md "Limits"
   EXPECT_EQ(r.config.limits, ServiceConfig::DefaultLimits());
 }
 
