@@ -151,8 +151,11 @@ void AppendJsonString(std::string* out, std::string_view s) {
 
 }  // namespace
 
-// One HTTP/1.1 connection: read a request's header, check it, read its body, answer, and
-// again while the connection is kept alive. A connection's handlers run on one I/O thread.
+// One HTTP/1.1 connection, in the TCP session's shape: read what has arrived, parse every
+// whole request in it (Beast's parser, fed from the buffer), answer each into one output
+// buffer, write once per batch. One deadline, re-armed lazily: idle between requests, the
+// header's from a request's first byte, the body's from the end of its header. A
+// connection's handlers run on one I/O thread.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, HttpServer& server, size_t worker)
@@ -167,15 +170,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     server_.metrics_.ConnectionOpened(Transport::kHttp);
     boost::system::error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
-    // Beast reads as much as the buffer has room for: with room for 64 KiB, one read takes
-    // in every pipelined request that has arrived (from an empty buffer it reads 512 bytes).
-    buffer_.reserve(64 << 10);
-    ReadHeader();
+    SetDeadline();
+    DoRead();
   }
 
   void BeginDrain() {
     draining_ = true;
-    if (!busy_) Close();
+    if (!InRequest() && !writing_ && out_.empty()) Close();
   }
 
   void Close() {
@@ -191,160 +192,148 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
  private:
+  using Parser = http::request_parser<http::string_body>;
   const ServiceConfig& config() const { return server_.config_; }
+  bool InRequest() const { return parser_.has_value() || in_.size() > 0; }
 
-  void Deadline(uint32_t ms, Rejection reason) {
-    timer_.expires_after(std::chrono::milliseconds(ms));
-    timer_.async_wait([self = shared_from_this(), reason](boost::system::error_code ec) {
-      if (ec || self->closed_) return;
-      self->server_.metrics_.Rejected(Transport::kHttp, reason);
-      self->Close();
-    });
+  // ---- reading and parsing
+
+  void DoRead() {
+    if (closed_ || reading_ || stop_reading_) return;
+    if (out_.size() + writing_buf_.size() > config().tcp_max_pending_bytes) return;  // backpressure
+    reading_ = true;
+    const heap::Counts before = heap::ThisThread();
+    auto room = in_.prepare(64 << 10);
+    const heap::Counts after = heap::ThisThread();
+    read_allocations_.bytes += after.bytes - before.bytes;
+    read_allocations_.calls += after.calls - before.calls;
+    socket_.async_read_some(room,
+                            [self = shared_from_this()](boost::system::error_code ec, size_t n) {
+                              self->reading_ = false;
+                              if (self->closed_) return;
+                              if (ec) {
+                                // The client closed (or reset): answers already made are still
+                                // written.
+                                self->stop_reading_ = true;
+                                if (!self->writing_ && self->out_.empty()) self->Close();
+                                return;
+                              }
+                              self->in_.commit(n);
+                              self->Process();
+                            });
   }
 
-  void ReadHeader() {
-    if (closed_) return;
-    if (draining_ && served_ > 0) return Close();  // one request per connection while draining
-    busy_ = false;
+  void Process() {
+    while (!closed_ && !close_after_ && in_.size() > 0 &&
+           out_.size() <= config().tcp_max_pending_bytes) {
+      if (!parser_) StartRequest();
+      boost::system::error_code ec;
+      const heap::Counts before = heap::ThisThread();
+      const size_t used = parser_->put(in_.data(), ec);
+      in_.consume(used);
+      const heap::Counts after = heap::ThisThread();
+      read_allocations_.bytes += after.bytes - before.bytes;
+      read_allocations_.calls += after.calls - before.calls;
+      if (ec == http::error::need_more) {
+        if (!parser_->is_header_done() || header_checked_) break;
+        ec = {};
+      }
+      if (ec) {
+        RequestError(ec);
+        break;
+      }
+      if (parser_->is_header_done() && !header_checked_) {
+        header_checked_ = true;
+        body_started_ = Clock::now();
+        if (!CheckHeader()) {
+          parser_.reset();
+          continue;
+        }
+      }
+      if (parser_->is_done()) {
+        Handle();
+        parser_.reset();
+      } else if (used == 0) {
+        break;
+      }
+    }
+    if (in_.size() == 0 && in_.capacity() > (1 << 20)) in_.shrink_to_fit();
+    Flush();
+    SetDeadline();
+    if (draining_ && !InRequest() && !writing_ && out_.empty()) return Close();
+    DoRead();
+  }
+
+  void StartRequest() {
     parser_.emplace();
     parser_->header_limit(config().http_max_header_bytes);
     parser_->body_limit(config().limits.max_input_bytes);
-    if (buffer_.size() > 0) {  // a pipelined request is already here
-      Deadline(config().http_header_timeout_ms, Rejection::kHeaderTimeout);
-      return ReadHeaderNow();
-    }
-    // Idle until the first byte of the next request; from it, the whole header must arrive
-    // within http_header_timeout_ms.
-    Deadline(config().http_idle_timeout_ms, Rejection::kIdleTimeout);
-    socket_.async_wait(
-        tcp::socket::wait_read, [self = shared_from_this()](boost::system::error_code ec) {
-          if (self->closed_) return;
-          if (ec) return self->Close();
-          self->Deadline(self->config().http_header_timeout_ms, Rejection::kHeaderTimeout);
-          self->ReadHeaderNow();
-        });
-  }
-
-  void ReadHeaderNow() {
-    http::async_read_header(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this()](boost::system::error_code ec, size_t) { self->OnHeader(ec); });
-  }
-
-  void OnHeader(boost::system::error_code ec) {
-    if (closed_) return;
-    busy_ = true;
-    scope_.emplace();
-    if (ec == http::error::end_of_stream || ec == asio::error::eof) return Close();
-    if (ec == http::error::body_limit) {  // the declared Content-Length, checked by the parser
-      codec::Status s;
-      s.code = codec::ErrorCode::kInputTooLarge;
-      s.offset = config().limits.max_input_bytes;
-      s.message = "Content-Length passes max_input_bytes " +
-                  std::to_string(config().limits.max_input_bytes);
-      server_.metrics_.Rejected(Transport::kHttp, Rejection::kInputTooLarge);
-      return Problem(s, true);
-    }
-    if (ec == http::error::header_limit) {
-      server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
-      return Fail(http::status::request_header_fields_too_large, "header_too_large",
-                  "the request header passes http_max_header_bytes", true);
-    }
-    if (ec) {
-      if (ec == asio::error::operation_aborted) return Close();
-      server_.metrics_.Rejected(Transport::kHttp, Rejection::kProtocolError);
-      return Fail(http::status::bad_request, "bad_request", ec.message(), true);
-    }
-    auto& req = parser_->get();
-    size_t fields = 0;
-    for (auto it = req.begin(); it != req.end(); ++it) ++fields;
-    if (fields > config().http_max_header_count) {
-      server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
-      return Fail(http::status::request_header_fields_too_large, "header_too_large",
-                  "the request has more than http_max_header_count header fields", true);
-    }
-    const std::string_view target(req.target().data(), req.target().size());
-    path_ = target.substr(0, target.find('?'));
-    query_ = path_.size() < target.size() ? target.substr(path_.size() + 1) : std::string_view();
-    if (path_ == "/healthz" || path_ == "/readyz") {
-      if (req.method() != http::verb::get)
-        return Fail(http::status::method_not_allowed, "method_not_allowed", "GET only", false);
-      const bool ready = path_ == "/healthz" || !server_.draining();
-      return Text(ready ? http::status::ok : http::status::service_unavailable,
-                  ready ? "ok\n" : "draining\n");
-    }
-    op_ = path_ == "/v1/transcode" ? Op::kTranscode : Op::kValidate;
-    if (path_ != "/v1/transcode" && path_ != "/v1/validate")
-      return Fail(http::status::not_found, "not_found", "no such endpoint", false);
-    if (req.method() != http::verb::post)
-      return Fail(http::status::method_not_allowed, "method_not_allowed", "POST only", false);
-    // The claim rule: a declared length over the server's max_input_bytes is refused before
-    // one byte of the body is read (the connection then closes: the body is not read).
-    const auto length = parser_->content_length();
-    if (length && *length > config().limits.max_input_bytes) {
-      codec::Status s;
-      s.code = codec::ErrorCode::kInputTooLarge;
-      s.offset = config().limits.max_input_bytes;
-      s.message = "Content-Length " + std::to_string(*length) + " passes max_input_bytes " +
-                  std::to_string(config().limits.max_input_bytes);
-      server_.metrics_.Rejected(Transport::kHttp, Rejection::kInputTooLarge);
-      return Problem(s, true);
-    }
-    if (length) req.body().reserve(*length + 64);  // the JSON reader's padding, no copy
-    const heap::Counts before = heap::ThisThread();
-    // What of the body has already arrived (all of it, for most requests, pipelined or
-    // not) is parsed from the buffer at once: no read operation, no timer for it.
-    boost::system::error_code pec;
     parser_->eager(true);
-    while (!parser_->is_done() && buffer_.size() > 0) {
-      const size_t used = parser_->put(buffer_.data(), pec);
-      buffer_.consume(used);
-      if (pec == http::error::need_more) {
-        pec = {};
-        break;
-      }
-      if (pec || used == 0) break;
-    }
-    if (pec || parser_->is_done()) {
-      const heap::Counts after = heap::ThisThread();
-      read_allocations_ = {after.bytes - before.bytes, after.calls - before.calls};
-      return OnBody(pec);
-    }
-    Deadline(config().http_body_timeout_ms, Rejection::kMessageTimeout);
-    http::async_read(
-        socket_, buffer_, *parser_,
-        [self = shared_from_this(), before](boost::system::error_code ec, size_t) {
-          const heap::Counts after = heap::ThisThread();
-          self->read_allocations_ = {after.bytes - before.bytes, after.calls - before.calls};
-          self->OnBody(ec);
-        });
+    header_checked_ = false;
+    header_started_ = Clock::now();
+    scope_.emplace();
   }
 
-  void OnBody(boost::system::error_code ec) {
-    if (closed_) return;
-    timer_.cancel();
-    if (ec == http::error::body_limit) {
+  void RequestError(boost::system::error_code ec) {
+    if (ec == http::error::body_limit) {  // a declared Content-Length, or a chunked body
       codec::Status s;
       s.code = codec::ErrorCode::kInputTooLarge;
       s.offset = config().limits.max_input_bytes;
       s.message = "body passes max_input_bytes " + std::to_string(config().limits.max_input_bytes);
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kInputTooLarge);
-      return Problem(s, true);
-    }
-    if (ec) {
-      if (ec == asio::error::operation_aborted || ec == http::error::end_of_stream ||
-          ec == asio::error::eof || ec == http::error::partial_message)
-        return Close();
+      Problem(s, true);
+    } else if (ec == http::error::header_limit) {
+      server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
+      Fail(http::status::request_header_fields_too_large, "header_too_large",
+           "the request header passes http_max_header_bytes", true);
+    } else {
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kProtocolError);
-      return Fail(http::status::bad_request, "bad_request", ec.message(), true);
+      Fail(http::status::bad_request, "bad_request", ec.message(), true);
     }
-    Handle();
+    parser_.reset();
   }
+
+  // The header is whole: the route, the header count, and the claim rule (a declared
+  // Content-Length over max_input_bytes never gets here: the parser refuses it as soon as
+  // it reads it, before one byte of the body). False: answered already.
+  bool CheckHeader() {
+    auto& req = parser_->get();
+    size_t fields = 0;
+    for (auto it = req.begin(); it != req.end(); ++it) ++fields;
+    if (fields > config().http_max_header_count) {
+      server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
+      Fail(http::status::request_header_fields_too_large, "header_too_large",
+           "the request has more than http_max_header_count header fields", true);
+      return false;
+    }
+    const std::string_view target(req.target().data(), req.target().size());
+    path_ = target.substr(0, target.find('?'));
+    query_ = path_.size() < target.size() ? target.substr(path_.size() + 1) : std::string_view();
+    keep_alive_ = req.keep_alive();
+    if (path_ == "/healthz" || path_ == "/readyz" || path_ == "/v1/transcode" ||
+        path_ == "/v1/validate") {
+      if (const auto length = parser_->content_length()) req.body().reserve(*length + 64);
+      return true;  // answered when whole (a GET has no body: at once)
+    }
+    Fail(http::status::not_found, "not_found", "no such endpoint", !keep_alive_);
+    return false;
+  }
+
+  // ---- answering
 
   void Handle() {
     auto& req = parser_->get();
+    if (path_ == "/healthz" || path_ == "/readyz") {
+      if (req.method() != http::verb::get)
+        return Fail(http::status::method_not_allowed, "method_not_allowed", "GET only", false);
+      const bool ready = path_ == "/healthz" || !server_.draining();
+      return Answer(ready ? http::status::ok : http::status::service_unavailable, "text/plain",
+                    ready ? "ok\n" : "draining\n", false);
+    }
+    if (req.method() != http::verb::post)
+      return Fail(http::status::method_not_allowed, "method_not_allowed", "POST only", false);
     Request r;
-    r.op = op_;
+    r.op = path_ == "/v1/transcode" ? Op::kTranscode : Op::kValidate;
     const auto content_type = req[http::field::content_type];
     const std::optional<codec::Format> in =
         FormatOf(std::string_view(content_type.data(), content_type.size()));
@@ -356,14 +345,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     r.input = *in;
     r.output = *in;
-    if (op_ == Op::kTranscode) {
+    const MediaType* output_type = nullptr;
+    if (r.op == Op::kTranscode) {
       const auto accept = req[http::field::accept];
-      output_type_ = FromAccept(std::string_view(accept.data(), accept.size()));
-      if (output_type_ == nullptr) {
+      output_type = FromAccept(std::string_view(accept.data(), accept.size()));
+      if (output_type == nullptr) {
         return Fail(http::status::not_acceptable, "not_acceptable",
                     "Accept names no format rosetta writes", false);
       }
-      r.output = output_type_->format;
+      r.output = output_type->format;
     }
     std::string bad;
     if (!ReadQuery(&r, &bad)) {
@@ -373,26 +363,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const std::string& body = req.body();
     r.payload = body;
     r.padding = body.capacity() - body.size();
+    const heap::Counts extra = std::exchange(read_allocations_, {});
     server_.pipeline_.Run(
         Transport::kHttp, *scope_, r,
         [&](const codec::Status& s, std::string_view output) {
           if (!s.ok()) return Problem(s, false);
-          if (op_ == Op::kValidate) {
-            response_ = {http::status::no_content, 11};
-          } else {
-            response_ = {http::status::ok, 11};
-            const std::string_view type = output_type_->name;
-            response_.set(http::field::content_type,
-                          boost::beast::string_view(type.data(), type.size()));
-            response_.body().assign(output.data(), output.size());
-          }
-          Write(false);
+          if (r.op == Op::kValidate) return Answer(http::status::no_content, {}, {}, false);
+          Answer(http::status::ok, output_type->name, output, false);
         },
-        read_allocations_);
+        extra);
   }
 
-  // Query parameters: message_type, schema, every limit (lowered from the server's, never
-  // raised) and every option of the codec's tables, by name.
   bool ReadQuery(Request* r, std::string* bad) {
     codec::Limits limits = codec::KeepLimits();
     std::string_view q = query_;
@@ -441,6 +422,34 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     return true;
   }
 
+  // A response, appended to the output: status line, the headers rosetta sends, the body.
+  void Answer(http::status status, std::string_view content_type, std::string_view body, bool close,
+              bool retry_after = false) {
+    if (!keep_alive_ || draining_) close = true;
+    const auto reason = http::obsolete_reason(status);
+    out_ += "HTTP/1.1 ";
+    out_ += std::to_string(static_cast<int>(status));
+    out_ += ' ';
+    out_.append(reason.data(), reason.size());
+    out_ += "\r\n";
+    if (!content_type.empty()) {
+      out_ += "Content-Type: ";
+      out_ += content_type;
+      out_ += "\r\n";
+    }
+    if (status != http::status::no_content) {  // RFC 9110 section 8.6: none on a 204
+      out_ += "Content-Length: ";
+      out_ += std::to_string(body.size());
+      out_ += "\r\n";
+    }
+    if (retry_after) out_ += "Retry-After: 1\r\n";
+    if (close) out_ += "Connection: close\r\n";
+    out_ += "\r\n";
+    out_.append(body.data(), body.size());
+    if (close) close_after_ = true;
+    keep_alive_ = true;
+  }
+
   void Problem(const codec::Status& s, bool close) {
     std::string body = "{\"type\":\"urn:rosetta:error:";
     body += codec::CodeName(s.code);
@@ -452,11 +461,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     body += ",\"offset\":" + std::to_string(s.offset) + ",\"path\":";
     AppendJsonString(&body, s.path);
     body += "}\n";
-    response_ = {status, 11};
-    response_.set(http::field::content_type, "application/problem+json");
-    if (s.code == codec::ErrorCode::kOverloaded) response_.set(http::field::retry_after, "1");
-    response_.body() = std::move(body);
-    Write(close);
+    Answer(status, "application/problem+json", body, close,
+           s.code == codec::ErrorCode::kOverloaded);
   }
 
   // A refusal that is not a codec error (routing, media types, HTTP itself): the same
@@ -471,56 +477,90 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     body += ",\"status\":" + std::to_string(static_cast<int>(status)) + ",\"detail\":";
     AppendJsonString(&body, detail);
     body += "}\n";
-    response_ = {status, 11};
-    response_.set(http::field::content_type, "application/problem+json");
-    response_.body() = std::move(body);
-    Write(close);
+    Answer(status, "application/problem+json", body, close);
   }
 
-  void Text(http::status status, std::string_view text) {
-    response_ = {status, 11};
-    response_.set(http::field::content_type, "text/plain");
-    response_.body().assign(text.data(), text.size());
-    Write(false);
-  }
+  // ---- writing
 
-  void Write(bool close) {
-    if (!close && parser_ && parser_->is_header_done()) close = !parser_->get().keep_alive();
-    if (draining_) close = true;
-    response_.keep_alive(!close);
-    // No Content-Length on a 204 (RFC 9110 section 8.6).
-    if (response_.result() != http::status::no_content) response_.prepare_payload();
-    close_after_write_ = close;
-    http::async_write(socket_, response_,
+  void Flush() {
+    if (writing_ || out_.empty() || closed_) return;
+    writing_ = true;
+    writing_buf_.clear();
+    std::swap(writing_buf_, out_);
+    asio::async_write(socket_, asio::buffer(writing_buf_),
                       [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                        self->writing_ = false;
                         if (self->closed_) return;
-                        self->scope_.reset();
-                        ++self->served_;
-                        if (ec || self->close_after_write_) return self->Close();
-                        if (self->response_.body().capacity() > (1 << 20))
-                          std::string().swap(self->response_.body());
-                        self->ReadHeader();
+                        if (ec || (self->close_after_ && self->out_.empty())) return self->Close();
+                        if (self->writing_buf_.capacity() > (1 << 20))
+                          std::string().swap(self->writing_buf_);
+                        if (self->stop_reading_ && self->out_.empty()) return self->Close();
+                        self->Process();
                       });
+  }
+
+  // ---- the deadline
+
+  void SetDeadline() {
+    Clock::time_point at;
+    if (parser_ && parser_->is_header_done()) {
+      at = body_started_ + std::chrono::milliseconds(config().http_body_timeout_ms);
+      deadline_reason_ = Rejection::kMessageTimeout;
+    } else if (InRequest()) {
+      at = (parser_ ? header_started_ : Clock::now()) +
+           std::chrono::milliseconds(config().http_header_timeout_ms);
+      deadline_reason_ = Rejection::kHeaderTimeout;
+    } else {
+      at = Clock::now() + std::chrono::milliseconds(config().http_idle_timeout_ms);
+      deadline_reason_ = Rejection::kIdleTimeout;
+    }
+    deadline_ = at;
+    if (!timer_armed_ || at < timer_at_) Arm(at);  // else it fires first and re-arms then
+  }
+  void Arm(Clock::time_point at) {
+    timer_at_ = at;
+    timer_armed_ = true;
+    timer_.expires_at(at);
+    timer_.async_wait([self = shared_from_this(), at](boost::system::error_code ec) {
+      if (ec || self->closed_ || self->timer_at_ != at) return;  // cancelled or re-armed
+      self->timer_armed_ = false;
+      self->OnTimer();
+    });
+  }
+  void OnTimer() {
+    const auto now = Clock::now();
+    if (now < deadline_) return Arm(deadline_);
+    if (writing_) {  // answers are still going out: that is progress, not a stall
+      return Arm(now + std::chrono::milliseconds(config().http_idle_timeout_ms));
+    }
+    server_.metrics_.Rejected(Transport::kHttp, deadline_reason_);
+    Close();
   }
 
   tcp::socket socket_;
   asio::steady_timer timer_;
   HttpServer& server_;
   size_t worker_;
-  boost::beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
-  http::response<http::string_body> response_;
+  boost::beast::flat_buffer in_;
+  std::optional<Parser> parser_;
+  std::string out_;          // answers made, not yet written
+  std::string writing_buf_;  // answers being written
   std::optional<RequestScope> scope_;
   heap::Counts read_allocations_;
   std::string_view path_, query_;
   std::string message_type_, schema_;
-  Op op_ = Op::kTranscode;
-  const MediaType* output_type_ = nullptr;
-  uint64_t served_ = 0;  // responses written on this connection
-  bool busy_ = false;
+  Clock::time_point header_started_{}, body_started_{};
+  Clock::time_point deadline_{}, timer_at_{};
+  Rejection deadline_reason_ = Rejection::kIdleTimeout;
+  bool header_checked_ = false;
+  bool keep_alive_ = true;
+  bool reading_ = false;
+  bool writing_ = false;
+  bool stop_reading_ = false;
+  bool close_after_ = false;
+  bool timer_armed_ = false;
   bool draining_ = false;
   bool closed_ = false;
-  bool close_after_write_ = false;
 };
 
 HttpServer::HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline,
