@@ -293,9 +293,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.reset();
   }
 
-  // The header is whole: the route, the header count, and the claim rule (a declared
-  // Content-Length over max_input_bytes never gets here: the parser refuses it as soon as
-  // it reads it, before one byte of the body). False: answered already.
+  // The header is whole: the header count, and room for the body with the JSON reader's
+  // padding. The claim rule is the parser's: a declared Content-Length over max_input_bytes
+  // is refused as soon as it is read, before one byte of the body. False: answered already.
   bool CheckHeader() {
     auto& req = parser_->get();
     size_t fields = 0;
@@ -310,19 +310,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     path_ = target.substr(0, target.find('?'));
     query_ = path_.size() < target.size() ? target.substr(path_.size() + 1) : std::string_view();
     keep_alive_ = req.keep_alive();
-    if (path_ == "/healthz" || path_ == "/readyz" || path_ == "/v1/transcode" ||
-        path_ == "/v1/validate") {
-      if (const auto length = parser_->content_length()) req.body().reserve(*length + 64);
-      return true;  // answered when whole (a GET has no body: at once)
-    }
-    Fail(http::status::not_found, "not_found", "no such endpoint", !keep_alive_);
-    return false;
+    if (const auto length = parser_->content_length()) req.body().reserve(*length + 64);
+    return true;  // answered when whole, its body read (a GET has none: at once)
   }
 
   // ---- answering
 
   void Handle() {
     auto& req = parser_->get();
+    if (path_ != "/healthz" && path_ != "/readyz" && path_ != "/v1/transcode" &&
+        path_ != "/v1/validate") {
+      return Fail(http::status::not_found, "not_found", "no such endpoint", false);
+    }
     if (path_ == "/healthz" || path_ == "/readyz") {
       if (req.method() != http::verb::get)
         return Fail(http::status::method_not_allowed, "method_not_allowed", "GET only", false);

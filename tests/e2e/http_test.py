@@ -195,8 +195,10 @@ def main():
             bad_one = b'POST /v1/transcode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' \
                       b'Content-Length: 3\r\n\r\n[1,'
             health = b'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'
-            out, _ = raw(a, chunked + bad_one + health, read_for=1.0)
-            check(statuses(out) == [200, 400, 200] and cbor in out, 'pipelined: answered in order %s' % statuses(out))
+            nowhere = b'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n[1,2]'
+            out, _ = raw(a, chunked + bad_one + nowhere + health, read_for=1.0)
+            check(statuses(out) == [200, 400, 404, 200] and cbor in out,
+                  'pipelined: answered in order, a 404 body read past %s' % statuses(out))
             # The claim rule: 2^63 declared, refused before any body is read, the connection closed.
             huge = b'POST /v1/transcode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' \
                    b'Content-Length: 9223372036854775808\r\n\r\n'
