@@ -63,8 +63,7 @@ GrpcConnection::~GrpcConnection() {
 
 void GrpcConnection::Start() {
   const ServiceConfig& config = server_.config_;
-  server_.connections_[worker_].insert(this);
-  server_.metrics_.ConnectionOpened(Transport::kGrpc);
+  server_.connections_.Opened(this, worker_);
   opened_ = idle_since_ = Clock::now();
 
   nghttp2_session_callbacks* cbs;
@@ -110,9 +109,7 @@ void GrpcConnection::Close() {
   boost::system::error_code ec;
   timer_.cancel();
   socket_.close(ec);
-  server_.connections_[worker_].erase(this);
-  server_.metrics_.ConnectionClosed(Transport::kGrpc);
-  server_.active_.fetch_sub(1);
+  server_.connections_.Closed(this, worker_);
 }
 
 void GrpcConnection::BeginDrain() {

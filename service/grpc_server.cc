@@ -14,45 +14,27 @@ GrpcServer::GrpcServer(const ServiceConfig& config, Metrics& metrics, Pipeline& 
       metrics_(metrics),
       pipeline_(pipeline),
       pool_(pool),
-      connections_(pool.size()) {}
+      connections_(pool, metrics, Transport::kGrpc) {}
 
 GrpcServer::~GrpcServer() { Shutdown(std::chrono::milliseconds(0)); }
 
 int GrpcServer::Start() {
   listener_ = std::make_unique<Listener>(
       pool_, metrics_, Transport::kGrpc, [this](asio::ip::tcp::socket socket, size_t worker) {
-        if (active_.load() >= config_.grpc_max_connections) {
-          metrics_.Rejected(Transport::kGrpc, Rejection::kConnectionCap);
-          boost::system::error_code ignored;
-          socket.close(ignored);
-          return;
-        }
-        active_.fetch_add(1);
-        asio::post(pool_.io(worker),
-                   [this, worker,
-                    s = std::make_shared<asio::ip::tcp::socket>(std::move(socket))]() mutable {
-                     std::make_shared<GrpcConnection>(std::move(*s), *this, worker)->Start();
-                   });
+        connections_.Accept(
+            std::move(socket), worker, config_.grpc_max_connections,
+            [this](asio::ip::tcp::socket s, size_t thread) {
+              std::make_shared<GrpcConnection>(std::move(s), *this, thread)->Start();
+            });
       });
   return listener_->Start(config_.grpc_listen);
-}
-
-void GrpcServer::ForEachConnection(void (GrpcConnection::*fn)()) {
-  for (size_t w = 0; w < pool_.size(); ++w) {
-    asio::post(pool_.io(w), [this, w, fn] {
-      // Copied first: a call may close its connection, which leaves the set.
-      std::vector<std::shared_ptr<GrpcConnection>> all;
-      for (GrpcConnection* c : connections_[w]) all.push_back(c->shared_from_this());
-      for (auto& c : all) ((*c).*fn)();
-    });
-  }
 }
 
 void GrpcServer::SetNotServing() {
   if (!serving_.exchange(false)) return;
   if (listener_) listener_->Close();
-  ForEachConnection(&GrpcConnection::HealthChanged);
-  ForEachConnection(&GrpcConnection::BeginDrain);
+  connections_.ForEach(&GrpcConnection::HealthChanged);
+  connections_.ForEach(&GrpcConnection::BeginDrain);
 }
 
 void GrpcServer::Shutdown(std::chrono::milliseconds drain) {
@@ -60,9 +42,9 @@ void GrpcServer::Shutdown(std::chrono::milliseconds drain) {
   stopped_ = true;
   SetNotServing();
   const auto until = std::chrono::steady_clock::now() + drain;
-  while (active_.load() > 0 && std::chrono::steady_clock::now() < until)
+  while (connections_.active() > 0 && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ForEachConnection(&GrpcConnection::Close);
+  connections_.ForEach(&GrpcConnection::Close);
 }
 
 }  // namespace rosetta::service

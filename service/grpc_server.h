@@ -35,20 +35,17 @@ class GrpcServer {
   void Shutdown(std::chrono::milliseconds drain);
 
   bool serving() const { return serving_.load(); }
-  uint64_t active_connections() const { return active_.load(); }
+  uint64_t active_connections() const { return connections_.active(); }
 
  private:
   friend class GrpcConnection;
-  void ForEachConnection(void (GrpcConnection::*fn)());
 
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
   IoPool& pool_;
   std::unique_ptr<Listener> listener_;
-  // The connections of each I/O thread, touched only on that thread.
-  std::vector<std::unordered_set<GrpcConnection*>> connections_;
-  std::atomic<uint64_t> active_{0};
+  SessionSet<GrpcConnection> connections_;
   std::atomic<bool> serving_{true};
   bool stopped_ = false;
 };

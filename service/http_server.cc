@@ -166,8 +166,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void Start() {
     draining_ = server_.draining();
-    server_.sessions_[worker_].insert(this);
-    server_.metrics_.ConnectionOpened(Transport::kHttp);
+    server_.sessions_.Opened(this, worker_);
     boost::system::error_code ec;
     socket_.set_option(tcp::no_delay(true), ec);
     SetDeadline();
@@ -186,9 +185,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     timer_.cancel();
     socket_.shutdown(tcp::socket::shutdown_both, ec);
     socket_.close(ec);
-    server_.sessions_[worker_].erase(this);
-    server_.metrics_.ConnectionClosed(Transport::kHttp);
-    server_.active_.fetch_sub(1);
+    server_.sessions_.Closed(this, worker_);
   }
 
  private:
@@ -568,7 +565,7 @@ HttpServer::HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& 
       metrics_(metrics),
       pipeline_(pipeline),
       pool_(pool),
-      sessions_(pool.size()) {}
+      sessions_(pool, metrics, Transport::kHttp) {}
 
 HttpServer::~HttpServer() { Stop(std::chrono::milliseconds(0)); }
 
@@ -576,36 +573,19 @@ int HttpServer::Start() {
   listener_ = std::make_unique<Listener>(
       pool_, metrics_, Transport::kHttp, [this](tcp::socket socket, size_t worker) {
         if (closing_) return;
-        if (active_.load() >= config_.http_max_connections) {
-          metrics_.Rejected(Transport::kHttp, Rejection::kConnectionCap);
-          boost::system::error_code ignored;
-          socket.close(ignored);
-          return;
-        }
-        active_.fetch_add(1);
-        asio::post(pool_.io(worker),
-                   [this, worker, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
-                     std::make_shared<HttpSession>(std::move(*s), *this, worker)->Start();
-                   });
+        sessions_.Accept(std::move(socket), worker, config_.http_max_connections,
+                         [this](tcp::socket s, size_t thread) {
+                           std::make_shared<HttpSession>(std::move(s), *this, thread)->Start();
+                         });
       });
   return listener_->Start(config_.http_listen);
-}
-
-void HttpServer::ForEachSession(void (HttpSession::*fn)()) {
-  for (size_t w = 0; w < pool_.size(); ++w) {
-    asio::post(pool_.io(w), [this, w, fn] {
-      std::vector<std::shared_ptr<HttpSession>> all;
-      for (HttpSession* s : sessions_[w]) all.push_back(s->shared_from_this());
-      for (auto& s : all) ((*s).*fn)();
-    });
-  }
 }
 
 void HttpServer::BeginDrain() {
   if (draining_.exchange(true) || !listener_) return;
   // The listener stays open while the drain lasts: a client routed here before the
   // endpoints changed is still served (with Connection: close), and /readyz says 503.
-  ForEachSession(&HttpSession::BeginDrain);
+  sessions_.ForEach(&HttpSession::BeginDrain);
 }
 
 void HttpServer::Stop(std::chrono::milliseconds timeout) {
@@ -613,11 +593,11 @@ void HttpServer::Stop(std::chrono::milliseconds timeout) {
   stopped_ = true;
   BeginDrain();
   const auto until = Clock::now() + timeout;
-  while (active_.load() > 0 && Clock::now() < until)
+  while (sessions_.active() > 0 && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   closing_ = true;
   listener_->Close();
-  ForEachSession(&HttpSession::Close);
+  sessions_.ForEach(&HttpSession::Close);
 }
 
 }  // namespace rosetta::service

@@ -41,15 +41,13 @@ class HttpServer {
 
  private:
   friend class HttpSession;
-  void ForEachSession(void (HttpSession::*fn)());
 
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
   IoPool& pool_;
   std::unique_ptr<Listener> listener_;
-  std::vector<std::unordered_set<HttpSession*>> sessions_;  // per I/O thread
-  std::atomic<uint64_t> active_{0};
+  SessionSet<HttpSession> sessions_;
   std::atomic<bool> draining_{false};
   std::atomic<bool> stopped_{false};
   std::atomic<bool> closing_{false};  // the listener is closing: new connections are not served

@@ -171,8 +171,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         limits_(server.config_.limits) {}
 
   void Start() {
-    server_.sessions_[worker_].insert(this);
-    server_.metrics_.ConnectionOpened(Transport::kTcp);
+    server_.sessions_.Opened(this, worker_);
     boost::system::error_code ec;
     socket_.non_blocking(true, ec);
     socket_.set_option(tcp::no_delay(true), ec);
@@ -190,9 +189,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     boost::system::error_code ec;
     timer_.cancel();
     socket_.close(ec);
-    server_.sessions_[worker_].erase(this);
-    server_.metrics_.ConnectionClosed(Transport::kTcp);
-    server_.active_.fetch_sub(1);
+    server_.sessions_.Closed(this, worker_);
   }
 
  private:
@@ -540,7 +537,7 @@ TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pi
       metrics_(metrics),
       pipeline_(pipeline),
       pool_(pool),
-      sessions_(pool.size()) {}
+      sessions_(pool, metrics, Transport::kTcp) {}
 
 TcpServer::~TcpServer() { Stop(std::chrono::milliseconds(0)); }
 
@@ -548,35 +545,18 @@ int TcpServer::Start() {
   listener_ = std::make_unique<Listener>(
       pool_, metrics_, Transport::kTcp, [this](tcp::socket socket, size_t worker) {
         if (draining_) return;
-        if (active_.load() >= config_.tcp_max_connections) {
-          metrics_.Rejected(Transport::kTcp, Rejection::kConnectionCap);
-          boost::system::error_code ignored;
-          socket.close(ignored);
-          return;
-        }
-        active_.fetch_add(1);
-        asio::post(pool_.io(worker),
-                   [this, worker, s = std::make_shared<tcp::socket>(std::move(socket))]() mutable {
-                     std::make_shared<TcpSession>(std::move(*s), *this, worker)->Start();
-                   });
+        sessions_.Accept(std::move(socket), worker, config_.tcp_max_connections,
+                         [this](tcp::socket s, size_t thread) {
+                           std::make_shared<TcpSession>(std::move(s), *this, thread)->Start();
+                         });
       });
   return listener_->Start(config_.tcp_listen);
-}
-
-void TcpServer::ForEachSession(void (TcpSession::*fn)()) {
-  for (size_t w = 0; w < pool_.size(); ++w) {
-    asio::post(pool_.io(w), [this, w, fn] {
-      // Copied first: a call may close its session, which leaves the set.
-      std::vector<TcpSession*> sessions(sessions_[w].begin(), sessions_[w].end());
-      for (TcpSession* s : sessions) (s->*fn)();
-    });
-  }
 }
 
 void TcpServer::BeginDrain() {
   if (draining_.exchange(true) || !listener_) return;
   listener_->Close();
-  ForEachSession(&TcpSession::BeginDrain);
+  sessions_.ForEach(&TcpSession::BeginDrain);
 }
 
 void TcpServer::Stop(std::chrono::milliseconds timeout) {
@@ -584,9 +564,9 @@ void TcpServer::Stop(std::chrono::milliseconds timeout) {
   stopped_ = true;
   BeginDrain();
   const auto until = Clock::now() + timeout;
-  while (active_.load() > 0 && Clock::now() < until)
+  while (sessions_.active() > 0 && Clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ForEachSession(&TcpSession::Close);
+  sessions_.ForEach(&TcpSession::Close);
 }
 
 }  // namespace rosetta::service

@@ -35,20 +35,17 @@ class TcpServer {
   // Waits up to `timeout` for connections to finish, then closes the rest.
   void Stop(std::chrono::milliseconds timeout);
 
-  uint64_t active_connections() const { return active_.load(); }
+  uint64_t active_connections() const { return sessions_.active(); }
 
  private:
   friend class TcpSession;
-  void ForEachSession(void (TcpSession::*fn)());
 
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
   IoPool& pool_;
   std::unique_ptr<Listener> listener_;
-  // The sessions of each I/O thread, touched only on that thread.
-  std::vector<std::unordered_set<TcpSession*>> sessions_;
-  std::atomic<uint64_t> active_{0};
+  SessionSet<TcpSession> sessions_;
   std::atomic<bool> draining_{false};
   bool stopped_ = false;
 };
