@@ -1,6 +1,6 @@
 // /metrics (DESIGN.md "Metrics"): each series moves when, and only when, the requests and
 // refusals that should move it go through, on both transports. Linked with the counting
-// malloc (rosetta_alloc_counter), as rosettad is, so the allocation histograms are live.
+// malloc (rosetta_heap_counter), as rosettad is, so the allocation histograms are live.
 #include <string>
 #include <vector>
 
