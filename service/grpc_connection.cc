@@ -739,8 +739,4 @@ ssize_t GrpcConnection::ReadOutput(nghttp2_session*, int32_t, uint8_t* buf, size
   return static_cast<ssize_t>(n);
 }
 
-void GrpcConnection::Reset(Stream& s, uint32_t error_code) {
-  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, s.id, error_code);
-}
-
 }  // namespace rosetta::service

@@ -137,7 +137,6 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   void Finish(Stream& s, grpc::Code code, std::string message = {}, std::string error_bin = {});
   void SubmitResponseHeaders(Stream& s);
   void SubmitTrailers(Stream& s, bool trailers_only);
-  void Reset(Stream& s, uint32_t error_code);
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::steady_timer timer_;

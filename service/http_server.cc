@@ -46,13 +46,13 @@ bool EqualNoCase(std::string_view a, std::string_view b) {
   return true;
 }
 
-// The format of a media type (parameters ignored), or nullopt.
-std::optional<codec::Format> FormatOf(std::string_view type) {
+// The media type rosetta speaks that `type` names (parameters ignored), or nullptr.
+const MediaType* FindMediaType(std::string_view type) {
   type = Trim(type.substr(0, type.find(';')));
   for (const MediaType& m : kMediaTypes) {
-    if (EqualNoCase(type, m.name)) return m.format;
+    if (EqualNoCase(type, m.name)) return &m;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 // The output type an Accept header asks for: of the types rosetta writes, the one with
@@ -72,10 +72,7 @@ const MediaType* FromAccept(std::string_view accept) {
       q = std::strtod(std::string(Trim(item.substr(qpos + 2))).c_str(), nullptr);
     }
     const std::string_view type = Trim(item.substr(0, item.find(';')));
-    const MediaType* m = nullptr;
-    for (const MediaType& t : kMediaTypes) {
-      if (EqualNoCase(type, t.name)) m = &t;
-    }
+    const MediaType* m = FindMediaType(type);
     if (!m && (type == "*/*" || EqualNoCase(type, "application/*"))) m = &kMediaTypes[0];
     if (m && q > best_q) {
       best_q = q;
@@ -331,16 +328,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     Request r;
     r.op = path_ == "/v1/transcode" ? Op::kTranscode : Op::kValidate;
     const auto content_type = req[http::field::content_type];
-    const std::optional<codec::Format> in =
-        FormatOf(std::string_view(content_type.data(), content_type.size()));
-    if (!in) {
+    const MediaType* in = FindMediaType(std::string_view(content_type.data(), content_type.size()));
+    if (in == nullptr) {
       return Fail(http::status::unsupported_media_type, "unsupported_media_type",
                   "Content-Type is not one of application/json, application/cbor, "
                   "application/msgpack, application/vnd.msgpack, application/x-protobuf",
                   false);
     }
-    r.input = *in;
-    r.output = *in;
+    r.input = in->format;
+    r.output = in->format;
     const MediaType* output_type = nullptr;
     if (r.op == Op::kTranscode) {
       const auto accept = req[http::field::accept];
