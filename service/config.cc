@@ -60,9 +60,17 @@ Option Limit(const codec::LimitInfo& info) {
         return true;
       }};
 }
-Option Listen(const char* name, const char* help, std::string ServiceConfig::*field) {
+// A file path (or, with allow_empty, nothing: the feature off).
+Option Path(const char* name, const char* help, std::string ServiceConfig::*field) {
   return {name, help, Option::kString, [field](ServiceConfig& c, std::string_view v) {
-            if (!ValidListen(v)) return false;
+            c.*field = std::string(v);
+            return true;
+          }};
+}
+Option Listen(const char* name, const char* help, std::string ServiceConfig::*field,
+              bool allow_empty = false) {
+  return {name, help, Option::kString, [field, allow_empty](ServiceConfig& c, std::string_view v) {
+            if (!ValidListen(v) && !(allow_empty && v.empty())) return false;
             c.*field = std::string(v);
             return true;
           }};
@@ -77,6 +85,18 @@ const std::vector<Option>& Options() {
         Listen("http-listen", "HTTP/1.1 listener HOST:PORT", &ServiceConfig::http_listen),
         Listen("metrics-listen", "Prometheus /metrics listener HOST:PORT",
                &ServiceConfig::metrics_listen),
+        Listen("health-listen",
+               "plaintext HTTP listener of GET /healthz and /readyz only, for probes (empty: none)",
+               &ServiceConfig::health_listen, true),
+        Path("tls-cert", "PEM certificate (chain): TLS on the gRPC, TCP and HTTP listeners",
+             &ServiceConfig::tls_cert),
+        Path("tls-key", "PEM private key of --tls-cert (both reloaded on SIGHUP)",
+             &ServiceConfig::tls_key),
+        Path("tls-client-ca", "PEM CA certificates: clients must present a certificate they sign",
+             &ServiceConfig::tls_client_ca),
+        Uint("max-inflight-bytes",
+             "payload bytes of the requests in flight, all transports; past it: overloaded",
+             &ServiceConfig::max_inflight_bytes),
         Uint("grpc-max-receive-bytes",
              "largest gRPC message, checked at its prefix (0: max-input-bytes + 64 KiB)",
              &ServiceConfig::grpc_max_receive_bytes, true),
@@ -295,6 +315,10 @@ ConfigResult LoadConfig(int argc, char** argv, char** environ) {
                    option->help + ")");
     }
   }
+  if (config.tls_cert.empty() != config.tls_key.empty())
+    return Error("--tls-cert and --tls-key go together");
+  if (!config.tls_client_ca.empty() && config.tls_cert.empty())
+    return Error("--tls-client-ca needs --tls-cert and --tls-key");
   return result;
 }
 

@@ -15,6 +15,12 @@ struct ServiceConfig {
   std::string tcp_listen = "127.0.0.1:50052";
   std::string http_listen = "127.0.0.1:8080";
   std::string metrics_listen = "127.0.0.1:9464";
+  // A plaintext HTTP/1.1 listener that answers only GET /healthz and /readyz, whatever TLS
+  // the others require (for the kubelet's probes); empty: none.
+  std::string health_listen;
+  // TLS on the gRPC (ALPN h2), TCP and HTTP listeners: PEM files, reloaded on SIGHUP.
+  // Empty cert and key: plaintext. A client CA: clients must present a certificate it signed.
+  std::string tls_cert, tls_key, tls_client_ca;
   // Server defaults: what one request may use unless a connection or request lowers it.
   codec::Limits limits = DefaultLimits();
   // The largest gRPC message accepted, checked at its 5-byte prefix before any of its body
@@ -39,6 +45,8 @@ struct ServiceConfig {
   uint32_t tcp_idle_timeout_ms = 60000;      // a connection without progress is closed after this
   uint64_t tcp_max_pending_bytes = 4 << 20;  // unsent responses above this stop reading
   uint32_t tcp_linger_ms = 1000;             // after an error close: discard input this long
+  // Payload bytes of the requests in flight, all transports together (admission.h).
+  uint64_t max_inflight_bytes = uint64_t{256} << 20;
   uint32_t drain_timeout_ms = 10000;         // SIGTERM: in-flight requests get this long
   std::vector<std::string> descriptor_sets;  // protobuf FileDescriptorSet files or directories
   uint32_t request_metrics = 1;  // 0: no per-request metrics (to measure what they cost)

@@ -63,6 +63,11 @@ class FrameReader {
   // buffered: the frames must be taken out first, so a client that sends faster than
   // its frames are answered fills the socket, not this buffer.
   std::pair<char*, size_t> Prepare(size_t available) {
+    if (skip_ > 0) {  // dropping a refused frame: read in read-ahead steps, keep nothing
+      const size_t want = static_cast<size_t>(std::clamp<uint64_t>(available, 1, kReadAhead));
+      Reserve(want);
+      return {buf_.get() + end_, want};
+    }
     const size_t have = end_ - begin_;
     uint64_t bound = kReadAhead;  // buffered bytes allowed: the current frame plus read-ahead
     if (have >= 4) bound += 4 + uint64_t{Length()};
@@ -71,14 +76,22 @@ class FrameReader {
     Reserve(want);
     return {buf_.get() + end_, want};
   }
-  void Commit(size_t n) { end_ += n; }
+  void Commit(size_t n) {
+    if (skip_ > 0) {  // the refused frame's bytes are dropped, what follows it kept
+      const size_t dropped = static_cast<size_t>(std::min<uint64_t>(n, skip_));
+      skip_ -= dropped;
+      if (n > dropped) std::memmove(buf_.get() + end_, buf_.get() + end_ + dropped, n - dropped);
+      n -= dropped;
+    }
+    end_ += n;
+  }
 
   enum class Next { kFrame, kNeedMore, kOversized };
   // The next whole frame's body, without consuming it. kOversized when its prefix claims
   // more than max_frame (claimed() tells how much).
   Next Peek(uint64_t max_frame, std::string_view* body, size_t* padding) const {
     const size_t have = end_ - begin_;
-    if (have < 4) return Next::kNeedMore;
+    if (have < 4 || skip_ > 0) return Next::kNeedMore;
     const uint64_t len = Length();
     if (len > max_frame) return Next::kOversized;
     if (have < 4 + len) return Next::kNeedMore;
@@ -87,13 +100,31 @@ class FrameReader {
     return Next::kFrame;
   }
   void Consume() { begin_ += 4 + Length(); }
-  uint32_t claimed() const { return end_ - begin_ >= 4 ? Length() : 0; }
-  bool HasPartial() const { return end_ > begin_; }
+  uint32_t claimed() const { return end_ - begin_ >= 4 && skip_ == 0 ? Length() : 0; }
+  bool HasPartial() const { return end_ > begin_ || skip_ > 0; }
+  // The current frame's prefix and request id (its body's bytes 2..5) have arrived.
+  bool HeaderIn() const { return skip_ == 0 && end_ - begin_ >= 4 + 6; }
+  uint32_t RequestId() const {
+    auto* p = reinterpret_cast<const uint8_t*>(buf_.get() + begin_ + 4 + 2);
+    return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+  }
+  // Drops the current frame (refused before its body is kept): what has arrived of it now,
+  // the rest as it arrives; the frames after it are read as usual.
+  void SkipFrame() {
+    const uint64_t total = 4 + uint64_t{Length()};
+    const size_t have = end_ - begin_;
+    if (have >= total) {
+      begin_ += total;
+      return;
+    }
+    skip_ = total - have;
+    begin_ = end_ = 0;
+  }
   size_t capacity() const { return cap_; }
 
   // After a batch: an empty buffer starts over (a large one is given back).
   void Settle() {
-    if (begin_ != end_) return;
+    if (begin_ != end_) return;  // (a skipped frame keeps no bytes: settles like an empty one)
     begin_ = end_ = 0;
     if (cap_ > kKeptBytes) Release();
   }
@@ -124,6 +155,7 @@ class FrameReader {
 
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0, begin_ = 0, end_ = 0;
+  uint64_t skip_ = 0;  // bytes of a refused frame still to drop as they arrive
 };
 
 }  // namespace rosetta::service

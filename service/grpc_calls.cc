@@ -217,6 +217,12 @@ void GrpcConnection::HandleTranscode(Stream& s, std::string_view message, size_t
       s.read_allocations);
 }
 
+void GrpcConnection::FinishError(Stream& s, grpc::Code code, const codec::Status& status) {
+  rosetta::v1::Error error;
+  ToError(status, &error);
+  Finish(s, code, status.ToString(), error.SerializeAsString());
+}
+
 void GrpcConnection::HandleValidate(Stream& s, std::string_view message, size_t padding) {
   RequestScope scope;
   Request r;

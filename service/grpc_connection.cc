@@ -467,11 +467,14 @@ void GrpcConnection::Data(Stream& s, const uint8_t* data, size_t len) {
         status.offset = limit;
         status.message = "message of " + std::to_string(s.message_length) +
                          " bytes passes grpc_max_receive_bytes " + std::to_string(limit);
-        rosetta::v1::Error error;
-        error.set_code(std::string(codec::CodeName(status.code)));
-        error.set_offset(status.offset);
-        error.set_message(status.message);
-        Finish(s, grpc::Code::kResourceExhausted, status.ToString(), error.SerializeAsString());
+        FinishError(s, grpc::Code::kResourceExhausted, status);
+        s.discarding = true;
+        break;
+      }
+      Admission& admission = server_.pipeline_.admission();
+      if (!s.admitted.Acquire(admission, s.message_length)) {
+        server_.metrics_.Rejected(Transport::kGrpc, Rejection::kOverloaded);
+        FinishError(s, grpc::Code::kResourceExhausted, admission.Refusal(s.message_length));
         s.discarding = true;
         break;
       }

@@ -13,6 +13,7 @@
 #include <boost/asio.hpp>
 
 #include "heap/heap_counter.h"
+#include "service/admission.h"
 #include "service/grpc_wire.h"
 #include "service/metrics.h"
 
@@ -82,6 +83,7 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
     std::string message;            // its bytes so far, when it spans reads
     uint64_t unconsumed = 0;        // received bytes not yet given back as window
     heap::Counts read_allocations;  // by buffering the message
+    AdmissionTicket admitted;       // the message's claim, until the next one or the stream ends
     Clock::time_point message_started{};
     Clock::time_point deadline = Clock::time_point::max();  // grpc-timeout
     Clock::time_point created{};
@@ -135,6 +137,8 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   // The response of stream s: a message (framed here), then the status.
   void SendMessage(Stream& s, std::string framed);
   void Finish(Stream& s, grpc::Code code, std::string message = {}, std::string error_bin = {});
+  // A refusal with rosetta-error-bin: the status message is the error line.
+  void FinishError(Stream& s, grpc::Code code, const codec::Status& status);
   void SubmitResponseHeaders(Stream& s);
   void SubmitTrailers(Stream& s, bool trailers_only);
 

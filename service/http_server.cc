@@ -148,6 +148,68 @@ void AppendJsonString(std::string* out, std::string_view s) {
 
 }  // namespace
 
+// One request's parse (Beast's basic_parser): the request line and the three fields
+// rosettad reads are kept in the session's strings (reused, so a request allocates
+// nothing), the others only counted; the body goes straight into the session's buffer, or
+// is dropped when the request was refused at its header. The session decides at the
+// header (HeaderDone) and as a chunked body grows (BodyGrows).
+template <class Session>
+class RequestParser final : public http::basic_parser<true> {
+ public:
+  explicit RequestParser(Session& session) : session_(session) {}
+
+ private:
+  void on_request_impl(http::verb method, boost::beast::string_view, boost::beast::string_view target,
+                       int, boost::system::error_code&) override {
+    session_.method_ = method;
+    session_.target_.assign(target.data(), target.size());
+    session_.content_type_.clear();
+    session_.accept_.clear();
+    session_.fields_ = 0;
+  }
+  void on_response_impl(int, boost::beast::string_view, int, boost::system::error_code&) override {}
+  void on_field_impl(http::field name, boost::beast::string_view, boost::beast::string_view value,
+                     boost::system::error_code& ec) override {
+    if (++session_.fields_ > session_.config().http_max_header_count) {
+      session_.too_many_fields_ = true;
+      ec = http::error::header_limit;
+      return;
+    }
+    if (name == http::field::content_type) {
+      if (session_.content_type_.empty()) session_.content_type_.assign(value.data(), value.size());
+    } else if (name == http::field::accept) {  // several Accept fields are one list
+      if (!session_.accept_.empty()) session_.accept_ += ',';
+      session_.accept_.append(value.data(), value.size());
+    }
+  }
+  void on_header_impl(boost::system::error_code&) override {
+    discard_ = !session_.HeaderDone(*this);
+  }
+  void on_body_init_impl(const boost::optional<std::uint64_t>&,
+                         boost::system::error_code&) override {}
+  size_t on_body_impl(boost::beast::string_view body, boost::system::error_code&) override {
+    if (!discard_) session_.body_.append(body.data(), body.size());
+    return body.size();
+  }
+  void on_chunk_header_impl(std::uint64_t, boost::beast::string_view,
+                            boost::system::error_code&) override {}
+  size_t on_chunk_body_impl(std::uint64_t, boost::beast::string_view body,
+                            boost::system::error_code&) override {
+    if (!discard_) {
+      session_.body_.append(body.data(), body.size());
+      discard_ = !session_.BodyGrows();
+    }
+    return body.size();
+  }
+  void on_finish_impl(boost::system::error_code&) override {}
+
+  Session& session_;
+  bool discard_ = false;
+
+ public:
+  bool refused() const { return discard_; }
+};
+
 // One HTTP/1.1 connection, in the TCP session's shape: read what has arrived, parse every
 // whole request in it (Beast's parser, fed from the buffer), answer each into one output
 // buffer, write once per batch. One deadline, re-armed lazily: idle between requests, the
@@ -186,7 +248,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
  private:
-  using Parser = http::request_parser<http::string_body>;
+  using Parser = RequestParser<HttpSession>;
+  friend Parser;
   const ServiceConfig& config() const { return server_.config_; }
   bool InRequest() const { return parser_.has_value() || in_.size() > 0; }
 
@@ -228,30 +291,21 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       const heap::Counts after = heap::ThisThread();
       read_allocations_.bytes += after.bytes - before.bytes;
       read_allocations_.calls += after.calls - before.calls;
-      if (ec == http::error::need_more) {
-        if (!parser_->is_header_done() || header_checked_) break;
-        ec = {};
-      }
+      if (ec == http::error::need_more) break;
       if (ec) {
         RequestError(ec);
         break;
       }
-      if (parser_->is_header_done() && !header_checked_) {
-        header_checked_ = true;
-        body_started_ = Clock::now();
-        if (!CheckHeader()) {
-          parser_.reset();
-          continue;
-        }
-      }
       if (parser_->is_done()) {
-        Handle();
+        if (!parser_->refused()) Handle();  // a refused one was answered at its header
         parser_.reset();
+        admitted_.Release();
       } else if (used == 0) {
         break;
       }
     }
     if (in_.size() == 0 && in_.capacity() > (1 << 20)) in_.shrink_to_fit();
+    if (body_.capacity() > (1 << 20) && !parser_) std::string().swap(body_);
     Flush();
     SetDeadline();
     if (draining_ && !InRequest() && !writing_ && out_.empty()) return Close();
@@ -259,11 +313,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   void StartRequest() {
-    parser_.emplace();
+    parser_.emplace(*this);
     parser_->header_limit(config().http_max_header_bytes);
     parser_->body_limit(config().limits.max_input_bytes);
     parser_->eager(true);
-    header_checked_ = false;
+    too_many_fields_ = false;
+    body_.clear();
     header_started_ = Clock::now();
     scope_.emplace();
   }
@@ -279,7 +334,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     } else if (ec == http::error::header_limit) {
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
       Fail(http::status::request_header_fields_too_large, "header_too_large",
-           "the request header passes http_max_header_bytes", true);
+           too_many_fields_ ? "the request has more than http_max_header_count header fields"
+                            : "the request header passes http_max_header_bytes",
+           true);
     } else {
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kProtocolError);
       Fail(http::status::bad_request, "bad_request", ec.message(), true);
@@ -287,48 +344,56 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.reset();
   }
 
-  // The header is whole: the header count, and room for the body with the JSON reader's
-  // padding. The claim rule is the parser's: a declared Content-Length over max_input_bytes
-  // is refused as soon as it is read, before one byte of the body. False: answered already.
-  bool CheckHeader() {
-    auto& req = parser_->get();
-    size_t fields = 0;
-    for (auto it = req.begin(); it != req.end(); ++it) ++fields;
-    if (fields > config().http_max_header_count) {
-      server_.metrics_.Rejected(Transport::kHttp, Rejection::kHeaderTooLarge);
-      Fail(http::status::request_header_fields_too_large, "header_too_large",
-           "the request has more than http_max_header_count header fields", true);
-      return false;
-    }
-    const std::string_view target(req.target().data(), req.target().size());
+  // The header is whole (called by the parser, before any of the body): the target split,
+  // and the body's claim on the process-wide admission; refused, the request is answered
+  // with 503 now and its body dropped as it arrives, and the connection goes on. (The claim
+  // rule itself is the parser's: a Content-Length over max_input_bytes never gets here.)
+  bool HeaderDone(const Parser& parser) {
+    body_started_ = Clock::now();
+    const std::string_view target = target_;
     path_ = target.substr(0, target.find('?'));
     query_ = path_.size() < target.size() ? target.substr(path_.size() + 1) : std::string_view();
-    keep_alive_ = req.keep_alive();
-    if (const auto length = parser_->content_length()) req.body().reserve(*length + 64);
-    return true;  // answered when whole, its body read (a GET has none: at once)
+    keep_alive_ = parser.keep_alive();
+    const auto length = parser.content_length();
+    Admission& admission = server_.pipeline_.admission();
+    if (!admitted_.Acquire(admission, length.value_or(0))) {
+      server_.metrics_.Rejected(Transport::kHttp, Rejection::kOverloaded);
+      Problem(admission.Refusal(length.value_or(0)), false);
+      return false;
+    }
+    // Room for the body and the JSON reader's padding, once (a chunked body grows).
+    if (length) body_.reserve(*length + 64);
+    return true;
+  }
+
+  // A chunked body claims its bytes as they arrive. False: refused and answered.
+  bool BodyGrows() {
+    const size_t size = body_.size();
+    if (size <= admitted_.bytes() || admitted_.Grow(size - admitted_.bytes())) return true;
+    server_.metrics_.Rejected(Transport::kHttp, Rejection::kOverloaded);
+    Problem(server_.pipeline_.admission().Refusal(size), false);
+    return false;
   }
 
   // ---- answering
 
   void Handle() {
-    auto& req = parser_->get();
     if (path_ != "/healthz" && path_ != "/readyz" && path_ != "/v1/transcode" &&
         path_ != "/v1/validate") {
       return Fail(http::status::not_found, "not_found", "no such endpoint", false);
     }
     if (path_ == "/healthz" || path_ == "/readyz") {
-      if (req.method() != http::verb::get)
+      if (method_ != http::verb::get)
         return Fail(http::status::method_not_allowed, "method_not_allowed", "GET only", false);
       const bool ready = path_ == "/healthz" || !server_.draining();
       return Answer(ready ? http::status::ok : http::status::service_unavailable, "text/plain",
                     ready ? "ok\n" : "draining\n", false);
     }
-    if (req.method() != http::verb::post)
+    if (method_ != http::verb::post)
       return Fail(http::status::method_not_allowed, "method_not_allowed", "POST only", false);
     Request r;
     r.op = path_ == "/v1/transcode" ? Op::kTranscode : Op::kValidate;
-    const auto content_type = req[http::field::content_type];
-    const MediaType* in = FindMediaType(std::string_view(content_type.data(), content_type.size()));
+    const MediaType* in = FindMediaType(content_type_);
     if (in == nullptr) {
       return Fail(http::status::unsupported_media_type, "unsupported_media_type",
                   "Content-Type is not one of application/json, application/cbor, "
@@ -339,8 +404,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     r.output = in->format;
     const MediaType* output_type = nullptr;
     if (r.op == Op::kTranscode) {
-      const auto accept = req[http::field::accept];
-      output_type = FromAccept(std::string_view(accept.data(), accept.size()));
+      output_type = FromAccept(accept_);
       if (output_type == nullptr) {
         return Fail(http::status::not_acceptable, "not_acceptable",
                     "Accept names no format rosetta writes", false);
@@ -352,9 +416,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kBadRequest);
       return Fail(http::status::bad_request, "bad_query", bad, false);
     }
-    const std::string& body = req.body();
-    r.payload = body;
-    r.padding = body.capacity() - body.size();
+    r.payload = body_;
+    r.padding = body_.capacity() - body_.size();
     const heap::Counts extra = std::exchange(read_allocations_, {});
     server_.pipeline_.Run(
         Transport::kHttp, *scope_, r,
@@ -368,6 +431,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   bool ReadQuery(Request* r, std::string* bad) {
     codec::Limits limits = codec::KeepLimits();
+    message_type_.clear();  // a kept-alive connection's next request names its own
+    schema_.clear();
     std::string_view q = query_;
     while (!q.empty()) {
       const size_t amp = q.find('&');
@@ -538,13 +603,19 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string out_;          // answers made, not yet written
   std::string writing_buf_;  // answers being written
   std::optional<RequestScope> scope_;
+  AdmissionTicket admitted_;  // the current request's claim
   heap::Counts read_allocations_;
-  std::string_view path_, query_;
+  // The request being read (RequestParser fills them; their capacity is kept).
+  http::verb method_ = http::verb::unknown;
+  std::string target_, content_type_, accept_;
+  std::string body_;  // with room for the JSON reader's padding after it
+  uint32_t fields_ = 0;
+  bool too_many_fields_ = false;
+  std::string_view path_, query_;  // into target_
   std::string message_type_, schema_;
   Clock::time_point header_started_{}, body_started_{};
   Clock::time_point deadline_{}, timer_at_{};
   Rejection deadline_reason_ = Rejection::kIdleTimeout;
-  bool header_checked_ = false;
   bool keep_alive_ = true;
   bool reading_ = false;
   bool writing_ = false;

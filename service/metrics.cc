@@ -34,7 +34,7 @@ constexpr const char* kRejectionNames[] = {
     "frame_too_large",  "connection_cap",  "frame_timeout",      "idle_timeout",
     "bad_frame",        "input_too_large", "out_of_descriptors", "handshake_timeout",
     "header_too_large", "message_timeout", "reset_flood",        "protocol_error",
-    "header_timeout",   "bad_request"};
+    "header_timeout",   "bad_request",     "overloaded",         "tls_handshake"};
 static_assert(std::size(kRejectionNames) == kRejections);
 
 // Label slot of a format: its number, 0 ("none") for a number not in the registry.
@@ -116,6 +116,27 @@ class ProcessCollector : public prometheus::Collectable {
           fds);
     return out;
   }
+};
+
+// One gauge read from a function at scrape time.
+class FunctionGauge : public prometheus::Collectable {
+ public:
+  FunctionGauge(std::string name, std::string help, std::function<double()> read)
+      : name_(std::move(name)), help_(std::move(help)), read_(std::move(read)) {}
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    prometheus::MetricFamily f;
+    f.name = name_;
+    f.help = help_;
+    f.type = prometheus::MetricType::Gauge;
+    prometheus::ClientMetric m;
+    m.gauge.value = read_();
+    f.metric.push_back(m);
+    return {f};
+  }
+
+ private:
+  std::string name_, help_;
+  std::function<double()> read_;
 };
 
 // Opens and closes one TCP connection to ip:port (IPv4 or IPv6 literal).
@@ -221,6 +242,20 @@ Metrics::Metrics()
     active_slots_[t] = &connections_active_.Add({{"transport", kTransportNames[t]}});
     total_slots_[t] = &connections_total_.Add({{"transport", kTransportNames[t]}});
   }
+  auto& reloads = prometheus::BuildCounter()
+                      .Name("rosetta_tls_reloads_total")
+                      .Help("SIGHUP reloads of the TLS certificate and key, by outcome.")
+                      .Register(*registry_);
+  tls_reloads_[0] = &reloads.Add({{"outcome", "ok"}});
+  tls_reloads_[1] = &reloads.Add({{"outcome", "error"}});
+}
+
+void Metrics::ExposeInflight(std::function<double()> read) {
+  inflight_ = std::make_shared<FunctionGauge>(
+      "rosetta_inflight_bytes",
+      "Payload bytes of the requests admitted and not yet answered, all transports.",
+      std::move(read));
+  if (exposer_) exposer_->RegisterCollectable(inflight_);
 }
 
 Metrics::~Metrics() {
@@ -252,6 +287,7 @@ int Metrics::Expose(const std::string& listen) {
     exposer_->RegisterCollectable(family);
   }
   exposer_->RegisterCollectable(process_);
+  if (inflight_) exposer_->RegisterCollectable(inflight_);
   auto ports = exposer_->GetListeningPorts();
   exposer_port_ = ports.empty() ? -1 : ports.front();
   exposer_wake_address_ = WakeAddress(listen);
@@ -292,6 +328,8 @@ void Metrics::Rejected(Transport transport, Rejection reason) {
   rejected_slots_[static_cast<int>(transport) * kRejections + static_cast<int>(reason)]
       ->Increment();
 }
+
+void Metrics::TlsReloaded(bool ok) { tls_reloads_[ok ? 0 : 1]->Increment(); }
 
 void Metrics::ConnectionOpened(Transport transport) {
   active_slots_[static_cast<int>(transport)]->Increment();

@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,8 +46,10 @@ enum class Rejection : uint8_t {
                       // request HTTP/1.1 cannot parse
   kHeaderTimeout,     // HTTP: a request header not whole within http_header_timeout_ms
   kBadRequest,        // HTTP: no such endpoint or method, a media type, Accept or query refused
+  kOverloaded,        // refused by admission: --max-inflight-bytes would be passed
+  kTlsHandshake,      // a TLS handshake that failed (plaintext, no or a bad client certificate)
 };
-inline constexpr int kRejections = 14;
+inline constexpr int kRejections = 16;
 
 struct RequestRecord {
   Transport transport;
@@ -76,6 +79,10 @@ class Metrics {
   void Rejected(Transport transport, Rejection reason);
   void ConnectionOpened(Transport transport);
   void ConnectionClosed(Transport transport);
+  // A SIGHUP reload of the TLS certificate and key: rosetta_tls_reloads_total{outcome}.
+  void TlsReloaded(bool ok);
+  // Payload bytes admitted and not yet answered (rosetta_inflight_bytes), read at scrape.
+  void ExposeInflight(std::function<double()> read);
 
   std::shared_ptr<prometheus::Registry> registry() { return registry_; }
 
@@ -109,6 +116,8 @@ class Metrics {
   std::array<prometheus::Counter*, kTransports * kRejections> rejected_slots_{};
   std::array<prometheus::Gauge*, kTransports> active_slots_{};
   std::array<prometheus::Counter*, kTransports> total_slots_{};
+  prometheus::Counter* tls_reloads_[2] = {};
+  std::shared_ptr<prometheus::Collectable> inflight_;
 };
 
 }  // namespace rosetta::service

@@ -10,6 +10,7 @@
 #include "rosetta/codec/options.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/status.h"
+#include "service/admission.h"
 #include "service/metrics.h"
 
 namespace rosetta::service {
@@ -71,7 +72,11 @@ class RequestScope {
 // thread's buffers trimmed, and the metrics filed (the refusal counted too).
 class Pipeline {
  public:
-  explicit Pipeline(Metrics& metrics) : metrics_(metrics) {}
+  Pipeline(Metrics& metrics, uint64_t max_inflight_bytes)
+      : metrics_(metrics), admission_(max_inflight_bytes) {}
+
+  // What every request claims before its payload is kept (--max-inflight-bytes).
+  Admission& admission() { return admission_; }
 
   // The protobuf descriptors every request may name (loaded once at start-up; null: none).
   void SetDescriptors(const codec::Schema* schema) { descriptors_ = schema; }
@@ -108,6 +113,7 @@ class Pipeline {
               uint64_t bytes_out, heap::Counts extra);
 
   Metrics& metrics_;
+  Admission admission_;
   const codec::Schema* descriptors_ = nullptr;
 };
 

@@ -15,7 +15,10 @@ std::string WithPort(const std::string& listen, int port) {
 Server::Server(ServiceConfig config)
     : config_(std::move(config)),
       metrics_(std::make_unique<Metrics>()),
-      pipeline_(std::make_unique<Pipeline>(*metrics_)) {}
+      pipeline_(std::make_unique<Pipeline>(*metrics_, config_.max_inflight_bytes)) {
+  metrics_->ExposeInflight(
+      [p = pipeline_.get()] { return static_cast<double>(p->admission().inflight()); });
+}
 
 Server::~Server() { Drain(); }
 

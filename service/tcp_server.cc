@@ -292,10 +292,17 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       std::string_view body;
       size_t padding;
       const FrameReader::Next next = frames_.Peek(max_frame, &body, &padding);
-      if (next == FrameReader::Next::kNeedMore) break;
       if (next == FrameReader::Next::kOversized) return Oversized(frames_.claimed(), max_frame);
+      if (next == FrameReader::Next::kNeedMore) {
+        // A frame's claim is admitted as soon as its request id is in, before its body is
+        // kept; refused, it is answered now and its body dropped as it arrives.
+        if (!admitted_.held() && frames_.HeaderIn() && !Admit()) continue;
+        break;
+      }
+      if (!admitted_.held() && !Admit()) continue;
       HandleFrame(body, padding);  // body stays valid: the reader only moves on Consume
       frames_.Consume();
+      admitted_.Release();
       deadline_kind_ = Deadline::kIdle;
     }
     frames_.Settle();
@@ -307,6 +314,18 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       return;
     }
     if (out_.size() + sending_.size() <= max_pending) DoRead();  // else: backpressure until OnWrite
+  }
+
+  // Claims the current frame's body from the process-wide admission; refused: answered
+  // with `overloaded` under its request id, and the frame dropped.
+  bool Admit() {
+    Admission& admission = server_.pipeline_.admission();
+    const uint32_t claimed = frames_.claimed();
+    if (admitted_.Acquire(admission, claimed)) return true;
+    server_.metrics_.Rejected(Transport::kTcp, Rejection::kOverloaded);
+    RespondError(admission.Refusal(claimed), frames_.HeaderIn() ? frames_.RequestId() : 0);
+    frames_.SkipFrame();
+    return false;
   }
 
   void HandleFrame(std::string_view body, size_t padding) {
@@ -529,6 +548,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   // Asynchronous operations outstanding (one of each at most).
   bool reading_ = false, writing_ = false, timer_armed_ = false;
   heap::Counts read_allocations_;  // by reads since the last answered request
+  AdmissionTicket admitted_;       // the current frame's claim
 };
 
 TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline,

@@ -18,9 +18,18 @@ namespace rosetta::load {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Transport { kGrpc, kTcp };
+enum class Transport { kGrpc, kTcp, kHttp };
 enum class Mode { kClosed, kOpen };
 enum class Operation { kTranscode, kValidate };
+
+// --tls*: the client side of TLS, for every transport.
+struct TlsConfig {
+  bool enabled = false;
+  std::string ca_file;      // verify the server against these CAs; empty: no verification
+  std::string cert_file;    // client certificate (chain), for mutual TLS
+  std::string key_file;     // its private key
+  std::string server_name;  // SNI and the name verified; empty: the address's host
+};
 
 struct LoadConfig {
   Transport transport = Transport::kGrpc;
@@ -33,7 +42,8 @@ struct LoadConfig {
   double duration_s = 10;
   double warmup_s = 1;
   double drain_s = 5;  // after the end: how long answers to requests already sent are awaited
-  int io_threads = 1;  // TCP: Asio threads
+  int io_threads = 1;  // TCP and HTTP: Asio threads
+  TlsConfig tls;
   Operation op = Operation::kTranscode;
   codec::Format from = codec::Format::kJson;
   codec::Format to = codec::Format::kCbor;
@@ -155,7 +165,8 @@ struct LoadState {
     return window.stop + std::chrono::nanoseconds(static_cast<int64_t>(config.drain_s * 1e9));
   }
 
-  // A connection that broke or was closed by the server (TCP): counted, the first reason kept.
+  // A connection that broke or was closed by the server (TCP, HTTP): counted, the first
+  // reason kept.
   void ConnectionLost(const std::string& why) {
     std::lock_guard<std::mutex> lock(lost_mu);
     if (connections_lost++ == 0) lost_reason = why;
@@ -177,5 +188,6 @@ struct LoadState {
 // connections cannot be made.
 bool RunGrpcLoad(LoadState& state, std::string* error);
 bool RunTcpLoad(LoadState& state, std::string* error);
+bool RunHttpLoad(LoadState& state, std::string* error);
 
 }  // namespace rosetta::load

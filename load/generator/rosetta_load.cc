@@ -1,4 +1,5 @@
-// rosetta-load: a load generator for rosettad (and rosetta-echo) over gRPC and TCP.
+// rosetta-load: a load generator for rosettad (and rosetta-echo) over gRPC, TCP and HTTP/1.1,
+// each optionally over TLS.
 // Closed loop (each connection keeps K requests in flight: maximum throughput) or open
 // loop (a fixed schedule at --rate, latency from each request's intended send time so that
 // queueing in the generator is never hidden). Usage: rosetta-load --help.
@@ -30,11 +31,13 @@ using rosetta::load::Transport;
 
 constexpr char kUsage[] =
     "usage: rosetta-load [OPTIONS]\n"
-    "  --transport grpc|tcp        default grpc\n"
-    "  --address HOST:PORT         default 127.0.0.1:50051 (grpc), 127.0.0.1:50052 (tcp)\n"
+    "  --transport grpc|tcp|http   gRPC unary calls, TCP frames or HTTP/1.1 POSTs; default grpc\n"
+    "  --address HOST:PORT         default 127.0.0.1:50051 (grpc), 127.0.0.1:50052 (tcp),\n"
+    "                              127.0.0.1:8080 (http)\n"
     "  --connections N             connections (gRPC: channels, each its own connection); default "
     "1\n"
-    "  --inflight K                requests in flight per connection (TCP: pipelined); default 1\n"
+    "  --inflight K                requests in flight per connection (TCP, HTTP: pipelined); "
+    "default 1\n"
     "  --mode closed|open          closed: maximum throughput; open: --rate R requests/s in all; "
     "default closed\n"
     "  --rate R                    open loop: requests per second, all connections together\n"
@@ -48,7 +51,12 @@ constexpr char kUsage[] =
     "  --from FMT --to FMT         json cbor msgpack protobuf; default json -> cbor\n"
     "  --message-type NAME         protobuf message type (default for a data set: its own)\n"
     "  --op transcode|validate     default transcode\n"
-    "  --threads T                 TCP: I/O threads of the generator; default 1\n"
+    "  --threads T                 TCP, HTTP: I/O threads of the generator; default 1\n"
+    "  --tls                       connect with TLS (1.2 or 1.3; the handshake before the run)\n"
+    "  --tls-ca FILE               verify the server against these PEM CAs; without it, no "
+    "verification\n"
+    "  --tls-cert FILE --tls-key FILE  client certificate (PEM chain) and its key: mutual TLS\n"
+    "  --tls-server-name NAME      SNI and the name verified; default the --address host\n"
     "  --json OUT                  write the results as JSON to OUT\n"
     "  --quiet                     no progress line each second\n"
     "exit 0: done (errors are reported, not fatal); 2: usage, payload or connection error\n";
@@ -145,8 +153,10 @@ Options ParseOptions(int argc, char** argv) {
         c.transport = Transport::kGrpc;
       else if (v == "tcp")
         c.transport = Transport::kTcp;
+      else if (v == "http")
+        c.transport = Transport::kHttp;
       else
-        Usage("--transport: grpc or tcp");
+        Usage("--transport: grpc, tcp or http");
     } else if (a == "--address") {
       address = value();
     } else if (a == "--connections") {
@@ -192,6 +202,16 @@ Options ParseOptions(int argc, char** argv) {
         Usage("--op: transcode or validate");
     } else if (a == "--threads") {
       c.io_threads = ParseInt(a, value());
+    } else if (a == "--tls") {
+      c.tls.enabled = true;
+    } else if (a == "--tls-ca") {
+      c.tls.ca_file = value();
+    } else if (a == "--tls-cert") {
+      c.tls.cert_file = value();
+    } else if (a == "--tls-key") {
+      c.tls.key_file = value();
+    } else if (a == "--tls-server-name") {
+      c.tls.server_name = value();
     } else if (a == "--json") {
       o.json_out = value();
     } else if (a == "--quiet") {
@@ -203,11 +223,19 @@ Options ParseOptions(int argc, char** argv) {
   if (c.op == Operation::kValidate && have_to) Usage("--op validate reads --from only");
   if (c.mode == Mode::kOpen && c.rate <= 0) Usage("--mode open needs --rate R > 0");
   if (c.mode == Mode::kClosed && c.rate > 0) Usage("--rate is for --mode open");
+  if (!c.tls.enabled && (!c.tls.ca_file.empty() || !c.tls.cert_file.empty() ||
+                         !c.tls.key_file.empty() || !c.tls.server_name.empty()))
+    Usage("--tls-ca, --tls-cert, --tls-key and --tls-server-name need --tls");
+  if (c.tls.cert_file.empty() != c.tls.key_file.empty())
+    Usage("--tls-cert and --tls-key go together");
   if (payload_file.empty() == dataset.empty())
     Usage("give one of --payload FILE or --dataset NAME");
 
-  if (address.empty())
-    address = c.transport == Transport::kGrpc ? "127.0.0.1:50051" : "127.0.0.1:50052";
+  if (address.empty()) {
+    address = c.transport == Transport::kGrpc  ? "127.0.0.1:50051"
+              : c.transport == Transport::kTcp ? "127.0.0.1:50052"
+                                               : "127.0.0.1:8080";
+  }
   const size_t colon = address.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
     Usage("--address needs HOST:PORT");
@@ -239,9 +267,13 @@ Options ParseOptions(int argc, char** argv) {
   return o;
 }
 
+const char* TransportName(Transport t) {
+  return t == Transport::kGrpc ? "grpc" : t == Transport::kTcp ? "tcp" : "http";
+}
+
 std::string Describe(const LoadConfig& c) {
-  std::string s = c.transport == Transport::kGrpc ? "grpc " : "tcp ";
-  s += c.host + ":" + c.port + " ";
+  std::string s = TransportName(c.transport);
+  s += " " + c.host + ":" + c.port + (c.tls.enabled ? " TLS " : " ");
   s += c.op == Operation::kTranscode
            ? "transcode " + std::string(rosetta::codec::FormatName(c.from)) + "->" +
                  std::string(rosetta::codec::FormatName(c.to))
@@ -284,8 +316,17 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::atomic<bool> done{false};
   std::thread driver([&] {
-    ok = c.transport == Transport::kGrpc ? rosetta::load::RunGrpcLoad(state, &error)
-                                         : rosetta::load::RunTcpLoad(state, &error);
+    switch (c.transport) {
+      case Transport::kGrpc:
+        ok = rosetta::load::RunGrpcLoad(state, &error);
+        break;
+      case Transport::kTcp:
+        ok = rosetta::load::RunTcpLoad(state, &error);
+        break;
+      case Transport::kHttp:
+        ok = rosetta::load::RunHttpLoad(state, &error);
+        break;
+    }
     done.store(true);
   });
   if (!options.quiet) std::fprintf(stderr, "rosetta-load: %s\n", Describe(c).c_str());
@@ -350,7 +391,8 @@ int main(int argc, char** argv) {
 
   if (!options.json_out.empty()) {
     std::string j = "{\n";
-    j += "  \"transport\": " + JsonString(c.transport == Transport::kGrpc ? "grpc" : "tcp") + ",\n";
+    j += "  \"transport\": " + JsonString(TransportName(c.transport)) + ",\n";
+    j += "  \"tls\": " + std::string(c.tls.enabled ? "true" : "false") + ",\n";
     j += "  \"address\": " + JsonString(c.host + ":" + c.port) + ",\n";
     j +=
         "  \"op\": " + JsonString(c.op == Operation::kTranscode ? "transcode" : "validate") + ",\n";

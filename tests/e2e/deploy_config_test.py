@@ -2,26 +2,34 @@
 
 - every rosettad.json under deploy/ is accepted by rosettad (started with it, listeners
   moved to port 0 by flags, which win over the file), and its max_input_bytes is in force;
+  a config with TLS gets certificates made here in place of the Secret's paths (flags
+  again), is asked over TLS, and its health listener answers /readyz in plaintext;
 - every YAML file under deploy/ parses (PyYAML, when installed);
 - where kubectl is installed, each kustomization builds, the ConfigMap it renders holds the
   JSON file next to it, and the shapes the docs promise hold: probes on gRPC health in the
   base, 3 replicas and a CPU HorizontalPodAutoscaler in the gateway, loopback listeners
-  in the sidecar.
+  in the sidecar; in the gateway, the TLS files of rosettad.json are those of the
+  cert-manager Certificate's Secret, mounted whole (no subPath) where the config looks, also
+  into the reloader that signals rosettad, and the probes are HTTP GETs of the health port.
 
 usage: deploy_config_test.py ROSETTAD SOURCE_DIR
 """
 import glob
+import http.client
 import json
 import os
 import re
 import shutil
 import socket
+import ssl
 import struct
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'support'))
 from rosettad_process import Rosettad, tcp_response  # noqa: E402
+from tls_test import CertificateAuthority  # noqa: E402
 
 failures = []
 
@@ -33,12 +41,51 @@ def check(ok, what):
     return ok
 
 
-def frame_maximum(server):
-    with socket.create_connection(server.tcp_host_port(), timeout=5) as s:
+def frame_maximum(server, tls=None):
+    with socket.create_connection(server.tcp_host_port(), timeout=5) as raw:
+        s = tls.wrap_socket(raw, server_hostname='127.0.0.1') if tls else raw
         s.sendall(struct.pack('>I', 0xFFFFFFFF))
         status, _, data = tcp_response(s)
     m = re.search(rb'maximum of (\d+)', data)
     return int(m.group(1)) if status == 5 and m else None
+
+
+def check_gateway_tls(objs, deployment, container):
+    """The gateway's TLS files come from the cert-manager Secret, mounted whole where
+    rosettad.json looks, and the probes do not need TLS."""
+    cm = [o for (k, _), o in objs.items() if k == 'ConfigMap' and o['metadata']['name'].startswith('rosettad-config')]
+    conf = json.loads(cm[0]['data']['rosettad.json']) if cm else {}
+    certs = [o for (k, _), o in objs.items() if k == 'Certificate' and o['apiVersion'] == 'cert-manager.io/v1'
+             and o['spec'].get('secretName') == 'rosetta-tls']
+    if not check(len(certs) == 1, 'gateway: a cert-manager Certificate for the Secret rosetta-tls'):
+        return
+    namespace = certs[0]['metadata'].get('namespace')
+    services = ['%s.%s.svc.cluster.local' % (n, namespace) for (k, n) in objs if k == 'Service']
+    missing = [n for n in services if n not in certs[0]['spec'].get('dnsNames', [])]
+    check(services and not missing, 'gateway: the certificate names every Service (missing %s)' % missing)
+    pod = deployment['spec']['template']['spec']
+    secret_volumes = {v['name'] for v in pod.get('volumes', []) if v.get('secret', {}).get('secretName') == 'rosetta-tls'}
+
+    def secret_dir(c):
+        mounts = [m for m in c.get('volumeMounts', []) if m['name'] in secret_volumes]
+        ok = len(mounts) == 1 and mounts[0].get('readOnly') is True and 'subPath' not in mounts[0]
+        return mounts[0]['mountPath'].rstrip('/') if ok else None
+    where = secret_dir(container)
+    files = {k: conf.get(k) for k in ('tls_cert', 'tls_key', 'tls_client_ca') if k in conf}
+    want = {'tls_cert': 'tls.crt', 'tls_key': 'tls.key', 'tls_client_ca': 'ca.crt'}
+    check(where is not None and 'tls_cert' in files and 'tls_key' in files
+          and all(v == '%s/%s' % (where, want[k]) for k, v in files.items()),
+          'gateway: rosettad.json %s are files of the Secret mounted read-only, whole, at %s' % (files, where))
+    reloaders = [c['name'] for c in pod['containers'] if c is not container and secret_dir(c) == where]
+    check(pod.get('shareProcessNamespace') is True and len(reloaders) == 1,
+          'gateway: a reloader container (%s) sees the Secret and rosettad\'s process' % reloaders)
+    health_port = int(conf.get('health_listen', ':0').rsplit(':', 1)[1])
+    ports = {p.get('name'): p['containerPort'] for p in container.get('ports', [])}
+    for probe, path in (('readinessProbe', '/readyz'), ('livenessProbe', '/healthz')):
+        get = container.get(probe, {}).get('httpGet', {})
+        port = ports.get(get.get('port'), get.get('port'))
+        check('grpc' not in container.get(probe, {}) and get.get('path') == path and port == health_port != 0,
+              'gateway: %s is GET %s on health_listen\'s port %d' % (probe, path, health_port))
 
 
 def main():
@@ -46,15 +93,42 @@ def main():
     deploy = os.path.join(source_dir, 'deploy')
     configs = sorted(glob.glob(os.path.join(deploy, '**', 'rosettad.json'), recursive=True))
     check(len(configs) >= 2, '%d rosettad.json files under deploy/' % len(configs))
+    has_tls = '--tls-cert' in subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
+    tmp = tempfile.TemporaryDirectory(prefix='rosetta-deploy-')
+    pki = None
     for path in configs:
         rel = os.path.relpath(path, source_dir)
         with open(path) as f:
             config = json.load(f)
-        with Rosettad(binary, '--config', path) as server:
+        args, tls = ['--config', path], None
+        if 'tls_cert' in config:
+            if not has_tls:
+                print('skip %s: this rosettad has no --tls-cert' % rel)
+                continue
+            if pki is None:
+                ca = CertificateAuthority(tmp.name, 'ca')
+                pki = ca, ca.issue('server', 'server_cert'), ca.issue('client', 'client_cert')
+            ca, server_cert, client_cert = pki
+            # The Secret's paths do not exist here: flags (which win) name files made above.
+            args += ['--tls-cert', server_cert[0], '--tls-key', server_cert[1]]
+            tls = ssl.create_default_context(cafile=ca.cert)
+            if 'tls_client_ca' in config:
+                args += ['--tls-client-ca', ca.cert]
+                tls.load_cert_chain(*client_cert)
+        if 'health_listen' in config:
+            args += ['--health-listen', '127.0.0.1:0']
+        with Rosettad(binary, *args) as server:
             want = 10 + 65535 + config.get('max_input_bytes', 4 << 20)
-            got = frame_maximum(server)
-            check(got == want, '%s: rosettad runs with it, frame maximum %s (want %d)' % (rel, got, want))
+            got = frame_maximum(server, tls)
+            check(got == want, '%s: rosettad runs with it%s, frame maximum %s (want %d)' %
+                  (rel, ' (TLS)' if tls else '', got, want))
+            if 'health_listen' in config:
+                c = http.client.HTTPConnection(*server.listening['health'].rsplit(':', 1), timeout=5)
+                c.request('GET', '/readyz')
+                check(c.getresponse().status == 200, '%s: the health listener answers /readyz 200' % rel)
+                c.close()
             check(server.terminate() == 0, '%s: exit 0 after SIGTERM' % rel)
+    tmp.cleanup()
 
     try:
         import yaml
@@ -113,6 +187,7 @@ def main():
             check(len(hpa) == 1 and hpa[0]['spec']['metrics'][0]['resource']['name'] == 'cpu'
                   and hpa[0]['spec']['scaleTargetRef']['name'] == d['metadata']['name'], 'gateway: HPA on CPU')
             check(any(k == 'Service' for k, _ in objs), 'gateway: behind a Service')
+            check_gateway_tls(objs, *rosettad_container(objs))
         if 'overlays/sidecar' in rendered:
             d, c = rosettad_container(rendered['overlays/sidecar'])
             names = [x['name'] for x in d['spec']['template']['spec']['containers']] if d else []
