@@ -202,11 +202,6 @@ def main():
                         check(peak > limit_kib, 'without a bound the same load passes the RSS limit (%d > %d KiB): '
                               'the bounded run below measures something' % (peak, limit_kib))
                     continue
-                    check(peak > limit_kib, 'without a bound the same load passes the RSS limit (%d > %d KiB): '
-                          'the bounded run below measures something' % (peak, limit_kib))
-                    check(all(r[0] == PER_TRANSPORT and not r[2] for r in results.values()),
-                          'without a bound every request is answered rightly')
-                    continue
                 for t, (ok, refused, wrong) in results.items():
                     check(not wrong, '%s: every request admitted with its right answer or refused with overloaded %s'
                           % (t, wrong[:3]))
