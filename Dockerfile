@@ -29,6 +29,7 @@ RUN BUILD_DIR=/build scripts/build.sh -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_
 FROM debian:12-slim AS runtime
 # The runtime libraries of rosettad (ldd of the binary, by Debian package):
 #   libnghttp2-14 zlib1g       gRPC's HTTP/2 (rosettad's own layer) and grpc-encoding gzip
+#   libssl3                    TLS on the gRPC, TCP and HTTP listeners
 #   libprotobuf32              protobuf messages (and descriptors)
 #   libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1   /metrics
 #   libsimdjson14              the JSON reader
@@ -36,7 +37,7 @@ FROM debian:12-slim AS runtime
 # Boost.Asio is header-only here: no Boost library at run time; no gRPC library either.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-        libnghttp2-14 zlib1g libprotobuf32 \
+        libnghttp2-14 zlib1g libssl3 libprotobuf32 \
         libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 \
         libsimdjson14 libstdc++6 libgcc-s1 \
  && rm -rf /var/lib/apt/lists/* \

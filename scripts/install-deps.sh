@@ -12,6 +12,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc              # gRPC clients: tests, rosetta-load, rosetta-echo
   nghttp2-client python3-h2                         # h2load (gRPC benchmark), the HTTP/2 attack suite
   libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
+  libssl-dev openssl                                # TLS (Asio's ssl); the tests' certificates
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
   python3 python3-grpcio python3-grpc-tools python3-protobuf grpc-proto  # examples, e2e, contract-check
   clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers, the clang build

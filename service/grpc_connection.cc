@@ -51,8 +51,8 @@ GrpcMethod FindGrpcMethod(std::string_view path) {
 }
 
 GrpcConnection::GrpcConnection(tcp::socket socket, GrpcServer& server, size_t worker)
-    : socket_(std::move(socket)),
-      timer_(socket_.get_executor()),
+    : stream_(std::move(socket)),
+      timer_(stream_.socket().get_executor()),
       server_(server),
       worker_(worker),
       read_buf_(new char[kReadSize + kReadSpare]) {}
@@ -97,7 +97,25 @@ void GrpcConnection::Start() {
   nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, kConnectionWindow);
 
   boost::system::error_code ec;
-  socket_.set_option(tcp::no_delay(true), ec);
+  stream_.socket().set_option(tcp::no_delay(true), ec);
+  if (server_.tls_ != nullptr) {
+    // TLS first (ALPN h2), within the handshake timeout; the preface and SETTINGS after it.
+    stream_.UseTls(server_.tls_->context(), Alpn::kH2);
+    handshaking_ = true;
+    ArmTimer();
+    stream_.Handshake([self = shared_from_this()](boost::system::error_code e) {
+      if (self->closed_) return;
+      self->handshaking_ = false;
+      if (e) {
+        self->server_.metrics_.Rejected(Transport::kGrpc, Rejection::kTlsHandshake);
+        self->Close();
+        return;
+      }
+      self->Flush();
+      self->DoRead();
+    });
+    return;
+  }
   ArmTimer();
   Flush();
   DoRead();
@@ -108,7 +126,7 @@ void GrpcConnection::Close() {
   closed_ = true;
   boost::system::error_code ec;
   timer_.cancel();
-  socket_.close(ec);
+  stream_.socket().close(ec);
   server_.connections_.Closed(this, worker_);
 }
 
@@ -162,14 +180,14 @@ void GrpcConnection::CloseWithGoaway(uint32_t error_code, Rejection reason) {
 // ---- I/O
 
 void GrpcConnection::DoRead() {
-  if (closed_ || reading_) return;
+  if (closed_ || reading_ || handshaking_) return;
   if (out_.size() >= server_.config_.tcp_max_pending_bytes) {
     read_paused_ = true;  // the client is not reading its answers: stop reading its requests
     return;
   }
   read_paused_ = false;
   reading_ = true;
-  socket_.async_read_some(
+  stream_.ReadSome(
       asio::buffer(read_buf_.get(), kReadSize),
       [self = shared_from_this()](boost::system::error_code ec, size_t n) {
         self->reading_ = false;
@@ -216,22 +234,22 @@ void GrpcConnection::Flush() {
 }
 
 void GrpcConnection::DoWrite() {
-  if (writing_now_ || out_.empty() || closed_) return;
+  if (writing_now_ || out_.empty() || closed_ || handshaking_) return;
   writing_now_ = true;
   writing_.clear();
   std::swap(writing_, out_);
-  asio::async_write(socket_, asio::buffer(writing_),
-                    [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                      self->writing_now_ = false;
-                      if (self->closed_) return;
-                      if (ec) {
-                        self->Close();
-                        return;
-                      }
-                      if (self->writing_.capacity() > (1 << 20)) std::string().swap(self->writing_);
-                      self->Flush();
-                      if (self->read_paused_) self->DoRead();
-                    });
+  stream_.Write(asio::buffer(writing_),
+                [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                  self->writing_now_ = false;
+                  if (self->closed_) return;
+                  if (ec) {
+                    self->Close();
+                    return;
+                  }
+                  if (self->writing_.capacity() > (1 << 20)) std::string().swap(self->writing_);
+                  self->Flush();
+                  if (self->read_paused_) self->DoRead();
+                });
 }
 
 ssize_t GrpcConnection::OnSend(nghttp2_session*, const uint8_t* data, size_t length, int,
@@ -288,6 +306,15 @@ void GrpcConnection::OnTimer() {
   const auto now = Clock::now();
   if (now >= close_by_) {
     Close();
+    return;
+  }
+  if (handshaking_) {  // TLS not yet up: nothing can be written, not even a GOAWAY
+    if (now >= opened_ + std::chrono::milliseconds(config.grpc_handshake_timeout_ms)) {
+      server_.metrics_.Rejected(Transport::kGrpc, Rejection::kHandshakeTimeout);
+      Close();
+    } else {
+      ArmTimer();
+    }
     return;
   }
   if (!got_request_ &&

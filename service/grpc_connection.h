@@ -16,6 +16,7 @@
 #include "service/admission.h"
 #include "service/grpc_wire.h"
 #include "service/metrics.h"
+#include "service/tls.h"
 
 namespace rosetta::service {
 
@@ -142,7 +143,7 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   void SubmitResponseHeaders(Stream& s);
   void SubmitTrailers(Stream& s, bool trailers_only);
 
-  boost::asio::ip::tcp::socket socket_;
+  ByteStream stream_;  // the socket, or TLS over it
   boost::asio::steady_timer timer_;
   GrpcServer& server_;
   size_t worker_;
@@ -152,6 +153,7 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   std::unique_ptr<char[]> read_buf_;
   std::string out_;      // frames made, not yet written
   std::string writing_;  // frames being written
+  bool handshaking_ = false;  // TLS handshake under way: nothing is read or written yet
   bool reading_ = false;
   bool writing_now_ = false;
   bool read_paused_ = false;

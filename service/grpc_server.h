@@ -12,6 +12,7 @@
 #include "service/listener.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
+#include "service/tls.h"
 
 namespace rosetta::service {
 
@@ -27,6 +28,8 @@ class GrpcServer {
   ~GrpcServer();
 
   // Binds config.grpc_listen; returns the bound port, or -1.
+  // TLS on this listener's connections (null: plaintext). Before Start.
+  void SetTls(Tls* tls) { tls_ = tls; }
   int Start();
   // Health NOT_SERVING (every Watch is told), the listener closes, every connection is sent
   // GOAWAY with its last stream id: calls in flight finish, new ones go elsewhere.
@@ -43,6 +46,7 @@ class GrpcServer {
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
+  Tls* tls_ = nullptr;
   IoPool& pool_;
   std::unique_ptr<Listener> listener_;
   SessionSet<GrpcConnection> connections_;

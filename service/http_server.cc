@@ -218,8 +218,8 @@ class RequestParser final : public http::basic_parser<true> {
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, HttpServer& server, size_t worker)
-      : socket_(std::move(socket)),
-        timer_(socket_.get_executor()),
+      : stream_(std::move(socket)),
+        timer_(stream_.socket().get_executor()),
         server_(server),
         worker_(worker) {}
 
@@ -227,14 +227,33 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     draining_ = server_.draining();
     server_.sessions_.Opened(this, worker_);
     boost::system::error_code ec;
-    socket_.set_option(tcp::no_delay(true), ec);
+    stream_.socket().set_option(tcp::no_delay(true), ec);
+    if (server_.tls_ == nullptr) {
+      SetDeadline();
+      return DoRead();
+    }
+    // TLS first (ALPN http/1.1), within the header timeout.
+    stream_.UseTls(server_.tls_->context(), Alpn::kHttp11);
+    handshaking_ = true;
     SetDeadline();
-    DoRead();
+    stream_.Handshake([self = shared_from_this()](boost::system::error_code e) {
+      if (self->closed_) return;
+      self->handshaking_ = false;
+      if (e) {
+        self->server_.metrics_.Rejected(Transport::kHttp, Rejection::kTlsHandshake);
+        return self->Close();
+      }
+      self->SetDeadline();
+      self->DoRead();
+    });
   }
 
+  // A kept-alive connection between requests closes now; one just opened (its request may
+  // be on the way: a probe's, a client's routed here before the endpoints changed) has its
+  // first request answered, with Connection: close.
   void BeginDrain() {
     draining_ = true;
-    if (!InRequest() && !writing_ && out_.empty()) Close();
+    if (answered_ > 0 && !InRequest() && !writing_ && out_.empty()) Close();
   }
 
   void Close() {
@@ -242,8 +261,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     closed_ = true;
     boost::system::error_code ec;
     timer_.cancel();
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
     server_.sessions_.Closed(this, worker_);
   }
 
@@ -264,7 +283,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const heap::Counts after = heap::ThisThread();
     read_allocations_.bytes += after.bytes - before.bytes;
     read_allocations_.calls += after.calls - before.calls;
-    socket_.async_read_some(room,
+    stream_.ReadSome(room,
                             [self = shared_from_this()](boost::system::error_code ec, size_t n) {
                               self->reading_ = false;
                               if (self->closed_) return;
@@ -378,8 +397,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // ---- answering
 
   void Handle() {
-    if (path_ != "/healthz" && path_ != "/readyz" && path_ != "/v1/transcode" &&
-        path_ != "/v1/validate") {
+    if (path_ != "/healthz" && path_ != "/readyz" &&
+        (server_.health_only_ || (path_ != "/v1/transcode" && path_ != "/v1/validate"))) {
       return Fail(http::status::not_found, "not_found", "no such endpoint", false);
     }
     if (path_ == "/healthz" || path_ == "/readyz") {
@@ -505,6 +524,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     out_.append(body.data(), body.size());
     if (close) close_after_ = true;
     keep_alive_ = true;
+    ++answered_;
   }
 
   void Problem(const codec::Status& s, bool close) {
@@ -544,7 +564,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     writing_ = true;
     writing_buf_.clear();
     std::swap(writing_buf_, out_);
-    asio::async_write(socket_, asio::buffer(writing_buf_),
+    stream_.Write(asio::buffer(writing_buf_),
                       [self = shared_from_this()](boost::system::error_code ec, size_t) {
                         self->writing_ = false;
                         if (self->closed_) return;
@@ -552,6 +572,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                         if (self->writing_buf_.capacity() > (1 << 20))
                           std::string().swap(self->writing_buf_);
                         if (self->stop_reading_ && self->out_.empty()) return self->Close();
+                        // A read in progress writes into in_: Process (which consumes in_)
+                        // runs when it completes; answers made meanwhile go out now.
+                        if (self->reading_) return self->Flush();
                         self->Process();
                       });
   }
@@ -560,7 +583,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void SetDeadline() {
     Clock::time_point at;
-    if (parser_ && parser_->is_header_done()) {
+    if (handshaking_) {
+      at = Clock::now() + std::chrono::milliseconds(config().http_header_timeout_ms);
+      deadline_reason_ = Rejection::kHandshakeTimeout;
+    } else if (parser_ && parser_->is_header_done()) {
       at = body_started_ + std::chrono::milliseconds(config().http_body_timeout_ms);
       deadline_reason_ = Rejection::kMessageTimeout;
     } else if (InRequest()) {
@@ -594,7 +620,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     Close();
   }
 
-  tcp::socket socket_;
+  ByteStream stream_;  // the socket, or TLS over it
   asio::steady_timer timer_;
   HttpServer& server_;
   size_t worker_;
@@ -624,11 +650,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool timer_armed_ = false;
   bool draining_ = false;
   bool closed_ = false;
+  bool handshaking_ = false;  // TLS handshake under way
+  uint64_t answered_ = 0;     // requests answered on this connection
 };
 
 HttpServer::HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline,
-                       IoPool& pool)
-    : config_(config),
+                       IoPool& pool, std::string listen, bool health_only)
+    : listen_(std::move(listen)),
+      health_only_(health_only),
+      config_(config),
       metrics_(metrics),
       pipeline_(pipeline),
       pool_(pool),
@@ -645,7 +675,7 @@ int HttpServer::Start() {
                            std::make_shared<HttpSession>(std::move(s), *this, thread)->Start();
                          });
       });
-  return listener_->Start(config_.http_listen);
+  return listener_->Start(listen_);
 }
 
 void HttpServer::BeginDrain() {

@@ -12,6 +12,7 @@
 #include "service/listener.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
+#include "service/tls.h"
 
 namespace rosetta::service {
 
@@ -25,10 +26,15 @@ class HttpSession;
 // arrives. docs/http.md has the whole protocol and its bounds.
 class HttpServer {
  public:
-  HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline, IoPool& pool);
+  // On `listen`; health_only: GET /healthz and /readyz only, 404 for the rest (the
+  // plaintext probe listener, --health-listen).
+  HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline, IoPool& pool,
+             std::string listen, bool health_only = false);
   ~HttpServer();
 
-  // Binds config.http_listen; returns the bound port, or -1.
+  // Binds its listen address; returns the bound port, or -1.
+  // TLS on this listener's connections (null: plaintext). Before Start.
+  void SetTls(Tls* tls) { tls_ = tls; }
   int Start();
   // /readyz answers 503 from now on; each connection closes after the request it is in
   // (idle ones at once). The listener stays open until Stop: a client still routed here is
@@ -42,9 +48,13 @@ class HttpServer {
  private:
   friend class HttpSession;
 
+  const std::string listen_;
+  const bool health_only_;
+
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
+  Tls* tls_ = nullptr;
   IoPool& pool_;
   std::unique_ptr<Listener> listener_;
   SessionSet<HttpSession> sessions_;

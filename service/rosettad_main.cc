@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   // A gateway holds thousands of connections: take the whole file-descriptor allowance.
@@ -43,7 +44,17 @@ int main(int argc, char** argv) {
   std::printf("%s\n", server.ListeningLine().c_str());
   std::fflush(stdout);
   int sig = 0;
-  sigwait(&signals, &sig);
+  // SIGHUP reloads the TLS certificate and key; SIGTERM and SIGINT drain and end.
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+    if (!server.tls()) {
+      std::fprintf(stderr, "rosettad: SIGHUP: nothing to reload (TLS is off)\n");
+    } else if (server.ReloadTls(&error)) {
+      std::fprintf(stderr, "rosettad: SIGHUP: TLS reloaded\n");
+    } else {
+      std::fprintf(stderr, "rosettad: SIGHUP: TLS reload failed, keeping the previous certificate: %s\n",
+                   error.c_str());
+    }
+  }
   std::fprintf(stderr, "rosettad: %s: draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.Drain();
   return 0;

@@ -38,6 +38,10 @@ bool Server::Start(std::string* error) {
     return false;
   }
   metrics_address_ = WithPort(config_.metrics_listen, metrics_port);
+  if (!config_.tls_cert.empty()) {
+    tls_ = Tls::Load(config_, error);
+    if (!tls_) return false;
+  }
   pool_ = std::make_unique<IoPool>(
       config_.io_threads ? config_.io_threads : std::max(1u, std::thread::hardware_concurrency()));
   if (!pool_->Start()) {
@@ -45,6 +49,7 @@ bool Server::Start(std::string* error) {
     return false;
   }
   grpc_ = std::make_unique<GrpcServer>(config_, *metrics_, *pipeline_, *pool_);
+  grpc_->SetTls(tls_.get());
   int grpc_port = grpc_->Start();
   if (grpc_port < 0) {
     *error = "cannot listen on --grpc-listen " + config_.grpc_listen;
@@ -52,25 +57,48 @@ bool Server::Start(std::string* error) {
   }
   grpc_address_ = WithPort(config_.grpc_listen, grpc_port);
   tcp_ = std::make_unique<TcpServer>(config_, *metrics_, *pipeline_, *pool_);
+  tcp_->SetTls(tls_.get());
   int tcp_port = tcp_->Start();
   if (tcp_port < 0) {
     *error = "cannot listen on --tcp-listen " + config_.tcp_listen;
     return false;
   }
   tcp_address_ = WithPort(config_.tcp_listen, tcp_port);
-  http_ = std::make_unique<HttpServer>(config_, *metrics_, *pipeline_, *pool_);
+  http_ = std::make_unique<HttpServer>(config_, *metrics_, *pipeline_, *pool_, config_.http_listen);
+  http_->SetTls(tls_.get());
   int http_port = http_->Start();
   if (http_port < 0) {
     *error = "cannot listen on --http-listen " + config_.http_listen;
     return false;
   }
   http_address_ = WithPort(config_.http_listen, http_port);
+  if (!config_.health_listen.empty()) {
+    health_ = std::make_unique<HttpServer>(config_, *metrics_, *pipeline_, *pool_,
+                                           config_.health_listen, true);
+    int health_port = health_->Start();
+    if (health_port < 0) {
+      *error = "cannot listen on --health-listen " + config_.health_listen;
+      return false;
+    }
+    health_address_ = WithPort(config_.health_listen, health_port);
+  }
   return true;
+}
+
+bool Server::ReloadTls(std::string* error) {
+  if (!tls_) {
+    *error = "TLS is off (no --tls-cert)";
+    return false;
+  }
+  const bool ok = tls_->Reload(error);
+  metrics_->TlsReloaded(ok);
+  return ok;
 }
 
 std::string Server::ListeningLine() const {
   return "rosettad listening grpc=" + grpc_address_ + " tcp=" + tcp_address_ +
-         " http=" + http_address_ + " metrics=" + metrics_address_;
+         " http=" + http_address_ + " metrics=" + metrics_address_ +
+         (health_ ? " health=" + health_address_ : "");
 }
 
 void Server::Drain() {
@@ -86,9 +114,11 @@ void Server::Drain() {
   if (grpc_) grpc_->SetNotServing();
   if (tcp_) tcp_->BeginDrain();
   if (http_) http_->BeginDrain();
+  if (health_) health_->BeginDrain();
   if (grpc_) grpc_->Shutdown(left());  // waits for in-flight calls, then closes the rest
   if (tcp_) tcp_->Stop(left());
   if (http_) http_->Stop(left());
+  if (health_) health_->Stop(left());
   if (pool_) pool_->Stop();
 }
 

@@ -12,6 +12,7 @@
 #include "service/metrics.h"
 #include "service/pipeline.h"
 #include "service/tcp_server.h"
+#include "service/tls.h"
 
 namespace rosetta::service {
 
@@ -28,6 +29,11 @@ class Server {
   // SIGTERM: health NOT_SERVING, listeners close, in-flight requests finish (up to
   // drain_timeout_ms), then everything stops.
   void Drain();
+  // SIGHUP: the TLS certificate, key and client CA again from their files (tls.h); false
+  // with *error if they do not load (the old ones stay). Counted in
+  // rosetta_tls_reloads_total{outcome}.
+  bool ReloadTls(std::string* error);
+  bool tls() const { return tls_ != nullptr; }
 
   const std::string& grpc_address() const { return grpc_address_; }
   const std::string& tcp_address() const { return tcp_address_; }
@@ -41,11 +47,13 @@ class Server {
   std::unique_ptr<codec::Schema> schema_;
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<Tls> tls_;      // before the front-ends: their connections use it
   std::unique_ptr<IoPool> pool_;  // before the front-ends: destroyed after them
   std::unique_ptr<GrpcServer> grpc_;
   std::unique_ptr<TcpServer> tcp_;
   std::unique_ptr<HttpServer> http_;
-  std::string grpc_address_, tcp_address_, http_address_, metrics_address_;
+  std::unique_ptr<HttpServer> health_;  // --health-listen: plaintext probes
+  std::string grpc_address_, tcp_address_, http_address_, metrics_address_, health_address_;
   bool drained_ = false;
 };
 

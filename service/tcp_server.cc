@@ -164,8 +164,8 @@ codec::ErrorCode ParseOptions(std::string_view payload, codec::MappingOptions* o
 class TcpSession : public std::enable_shared_from_this<TcpSession> {
  public:
   TcpSession(tcp::socket socket, TcpServer& server, size_t worker)
-      : socket_(std::move(socket)),
-        timer_(socket_.get_executor()),
+      : stream_(std::move(socket)),
+        timer_(stream_.socket().get_executor()),
         server_(server),
         worker_(worker),
         limits_(server.config_.limits) {}
@@ -173,10 +173,25 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void Start() {
     server_.sessions_.Opened(this, worker_);
     boost::system::error_code ec;
-    socket_.non_blocking(true, ec);
-    socket_.set_option(tcp::no_delay(true), ec);
-    SetDeadline(Clock::now() + std::chrono::milliseconds(server_.config_.tcp_idle_timeout_ms));
-    DoRead();
+    stream_.socket().non_blocking(true, ec);
+    stream_.socket().set_option(tcp::no_delay(true), ec);
+    if (server_.tls_ == nullptr) {
+      SetDeadline(Clock::now() + std::chrono::milliseconds(server_.config_.tcp_idle_timeout_ms));
+      return DoRead();
+    }
+    // TLS: the handshake first, within the frame timeout (a started frame's bound).
+    stream_.UseTls(server_.tls_->context(), Alpn::kNone);
+    deadline_kind_ = Deadline::kFrame;
+    SetDeadline(Clock::now() + std::chrono::milliseconds(server_.config_.tcp_frame_timeout_ms));
+    stream_.Handshake(Pool([self = shared_from_this()](boost::system::error_code e) {
+      if (self->state_ == State::kClosed) return;
+      if (e) {
+        self->server_.metrics_.Rejected(Transport::kTcp, Rejection::kTlsHandshake);
+        return self->Close();
+      }
+      self->UpdateDeadline();
+      self->DoRead();
+    }));
   }
 
   void BeginDrain() {
@@ -188,7 +203,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     Enter(State::kClosed);
     boost::system::error_code ec;
     timer_.cancel();
-    socket_.close(ec);
+    stream_.socket().close(ec);
     server_.sessions_.Closed(this, worker_);
   }
 
@@ -237,8 +252,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
 
   void DoRead() {
     if (reading_ || state_ == State::kClosed) return;
+    if (stream_.tls()) return TlsRead();
     reading_ = true;
-    socket_.async_wait(tcp::socket::wait_read,
+    stream_.socket().async_wait(tcp::socket::wait_read,
                        Pool([self = shared_from_this()](boost::system::error_code ec) {
                          self->reading_ = false;
                          self->OnRead(ec);
@@ -262,15 +278,63 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     ProcessFrames();
   }
 
+  // Over TLS, what the socket has is not what can be read: the TLS stream reads into a
+  // buffer of its own (a pending read must not hold a pointer into the frame reader, which
+  // moves its bytes as frames are answered), and MoveTlsInput hands the bytes on.
+  void TlsRead() {
+    if (tls_used_ < tls_have_) return;  // the frames must take what was read first
+    if (!tls_in_) tls_in_.reset(new char[kTlsReadBytes]);
+    reading_ = true;
+    stream_.ReadSome(asio::buffer(tls_in_.get(), kTlsReadBytes),
+                     Pool([self = shared_from_this()](boost::system::error_code ec, size_t n) {
+                       self->reading_ = false;
+                       self->OnTlsRead(ec, n);
+                     }));
+  }
+
+  void OnTlsRead(boost::system::error_code ec, size_t n) {
+    if (state_ == State::kClosed) return;
+    if (state_ == State::kLingering) return ec ? Close() : DoRead();  // dropped
+    tls_have_ = n;
+    tls_used_ = 0;
+    MoveTlsInput();
+    if (ec == asio::error::eof || ec == asio::ssl::error::stream_truncated) {
+      if (state_ == State::kServing || state_ == State::kDraining) Enter(State::kInputEnded);
+    } else if (ec) {
+      return Close();
+    }
+    ProcessFrames();
+  }
+
+  // Bytes read over TLS into the frame reader, as far as it takes them; true if any moved.
+  bool MoveTlsInput() {
+    const size_t from = tls_used_;
+    while (tls_used_ < tls_have_) {
+      const heap::Counts before = g_request_metrics ? heap::ThisThread() : heap::Counts{};
+      auto [room, want] = frames_.Prepare(tls_have_ - tls_used_);
+      if (g_request_metrics) {
+        const heap::Counts after = heap::ThisThread();
+        read_allocations_.bytes += after.bytes - before.bytes;
+        read_allocations_.calls += after.calls - before.calls;
+      }
+      if (want == 0) break;
+      const size_t n = std::min(want, tls_have_ - tls_used_);
+      std::memcpy(room, tls_in_.get() + tls_used_, n);
+      frames_.Commit(n);
+      tls_used_ += n;
+    }
+    return tls_used_ > from;
+  }
+
   // Reads what the socket has, up to the frame reader's read-ahead; `ec` is set only for
   // an error that ends the connection (end of input enters kInputEnded).
   void ReadAvailable(boost::system::error_code& ec) {
     for (;;) {
-      const size_t available = socket_.available(ec);
+      const size_t available = stream_.socket().available(ec);
       if (ec) return;
       auto [room, want] = frames_.Prepare(available);
       if (want == 0) return;  // a whole frame and the read-ahead are in: answer them first
-      const size_t n = socket_.read_some(asio::buffer(room, want), ec);
+      const size_t n = stream_.socket().read_some(asio::buffer(room, want), ec);
       frames_.Commit(n);
       if (ec == asio::error::would_block || ec == asio::error::try_again ||
           ec == asio::error::eof) {
@@ -294,6 +358,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       const FrameReader::Next next = frames_.Peek(max_frame, &body, &padding);
       if (next == FrameReader::Next::kOversized) return Oversized(frames_.claimed(), max_frame);
       if (next == FrameReader::Next::kNeedMore) {
+        if (tls_used_ < tls_have_ && MoveTlsInput()) continue;
         // A frame's claim is admitted as soon as its request id is in, before its body is
         // kept; refused, it is answered now and its body dropped as it arrives.
         if (!admitted_.held() && frames_.HeaderIn() && !Admit()) continue;
@@ -430,10 +495,10 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (writing_ || out_.empty() || state_ == State::kClosed) return;
     std::swap(out_, sending_);
     writing_ = true;
-    asio::async_write(socket_, asio::buffer(sending_),
-                      Pool([self = shared_from_this()](boost::system::error_code ec, size_t) {
-                        self->OnWrite(ec);
-                      }));
+    stream_.Write(asio::buffer(sending_),
+                  Pool([self = shared_from_this()](boost::system::error_code ec, size_t) {
+                    self->OnWrite(ec);
+                  }));
   }
 
   void OnWrite(boost::system::error_code ec) {
@@ -464,7 +529,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
 
   void Linger() {
     boost::system::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    tls_have_ = tls_used_ = 0;  // TLS: what is read from now on is dropped
     Enter(State::kLingering);
     deadline_kind_ = Deadline::kLinger;
     deadline_ = Clock::now() + std::chrono::milliseconds(server_.config_.tcp_linger_ms);
@@ -479,7 +545,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     char sink[4096];
     boost::system::error_code ec;
     for (;;) {
-      socket_.read_some(asio::buffer(sink), ec);
+      stream_.socket().read_some(asio::buffer(sink), ec);
       if (ec == asio::error::would_block || ec == asio::error::try_again) return DoRead();
       if (ec) return Close();  // eof: the client has our answer and closed
     }
@@ -532,7 +598,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     Close();
   }
 
-  tcp::socket socket_;
+  static constexpr size_t kTlsReadBytes = 16 << 10;  // one TLS record's plaintext at most
+  ByteStream stream_;  // the socket, or TLS over it
   asio::steady_timer timer_;
   TcpServer& server_;
   size_t worker_;
@@ -549,6 +616,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   bool reading_ = false, writing_ = false, timer_armed_ = false;
   heap::Counts read_allocations_;  // by reads since the last answered request
   AdmissionTicket admitted_;       // the current frame's claim
+  std::unique_ptr<char[]> tls_in_;  // TLS: decrypted bytes not yet in the frame reader
+  size_t tls_have_ = 0, tls_used_ = 0;
 };
 
 TcpServer::TcpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline,

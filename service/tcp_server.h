@@ -15,6 +15,7 @@
 #include "service/listener.h"
 #include "service/metrics.h"
 #include "service/pipeline.h"
+#include "service/tls.h"
 
 namespace rosetta::service {
 
@@ -29,6 +30,8 @@ class TcpServer {
   ~TcpServer();
 
   // Binds config.tcp_listen; returns the bound port, or -1.
+  // TLS on this listener's connections (null: plaintext). Before Start.
+  void SetTls(Tls* tls) { tls_ = tls; }
   int Start();
   // Stops accepting; idle connections close now, busy ones when their requests are done.
   void BeginDrain();
@@ -43,6 +46,7 @@ class TcpServer {
   const ServiceConfig& config_;
   Metrics& metrics_;
   Pipeline& pipeline_;
+  Tls* tls_ = nullptr;
   IoPool& pool_;
   std::unique_ptr<Listener> listener_;
   SessionSet<TcpSession> sessions_;

@@ -42,10 +42,13 @@ def check(ok, what):
 
 
 def frame_maximum(server, tls=None):
-    with socket.create_connection(server.tcp_host_port(), timeout=5) as raw:
-        s = tls.wrap_socket(raw, server_hostname='127.0.0.1') if tls else raw
-        s.sendall(struct.pack('>I', 0xFFFFFFFF))
-        status, _, data = tcp_response(s)
+    try:
+        with socket.create_connection(server.tcp_host_port(), timeout=5) as raw:
+            s = tls.wrap_socket(raw, server_hostname='127.0.0.1') if tls else raw
+            s.sendall(struct.pack('>I', 0xFFFFFFFF))
+            status, _, data = tcp_response(s)
+    except (OSError, EOFError) as e:
+        return repr(e)
     m = re.search(rb'maximum of (\d+)', data)
     return int(m.group(1)) if status == 5 and m else None
 
@@ -64,7 +67,8 @@ def check_gateway_tls(objs, deployment, container):
     missing = [n for n in services if n not in certs[0]['spec'].get('dnsNames', [])]
     check(services and not missing, 'gateway: the certificate names every Service (missing %s)' % missing)
     pod = deployment['spec']['template']['spec']
-    secret_volumes = {v['name'] for v in pod.get('volumes', []) if v.get('secret', {}).get('secretName') == 'rosetta-tls'}
+    secret_volumes = {v['name'] for v in pod.get('volumes', [])
+                      if v.get('secret', {}).get('secretName') == 'rosetta-tls'}
 
     def secret_dir(c):
         mounts = [m for m in c.get('volumeMounts', []) if m['name'] in secret_volumes]
@@ -123,10 +127,14 @@ def main():
             check(got == want, '%s: rosettad runs with it%s, frame maximum %s (want %d)' %
                   (rel, ' (TLS)' if tls else '', got, want))
             if 'health_listen' in config:
-                c = http.client.HTTPConnection(*server.listening['health'].rsplit(':', 1), timeout=5)
-                c.request('GET', '/readyz')
-                check(c.getresponse().status == 200, '%s: the health listener answers /readyz 200' % rel)
-                c.close()
+                try:
+                    c = http.client.HTTPConnection(*server.listening['health'].rsplit(':', 1), timeout=5)
+                    c.request('GET', '/readyz')
+                    status = c.getresponse().status
+                    c.close()
+                except (KeyError, OSError, http.client.HTTPException) as e:
+                    status = repr(e)
+                check(status == 200, '%s: the health listener answers /readyz: %s' % (rel, status))
             check(server.terminate() == 0, '%s: exit 0 after SIGTERM' % rel)
     tmp.cleanup()
 
