@@ -133,8 +133,12 @@ class HttpExchange {
           uint64_t v = 0;
           const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
           if (ec != std::errc() || ptr != value.data() + value.size() || value.empty() ||
-              !IsDigit(value.front()) || (have_length && v != length)) {
+              !IsDigit(value.front())) {
             *bad = "bad Content-Length '" + std::string(value.substr(0, 40)) + "'";
+            return ParseResult::kBad;
+          }
+          if (have_length && v != length) {  // RFC 9112 section 6.3 (5)
+            *bad = "Content-Length " + std::to_string(length) + " and " + std::to_string(v);
             return ParseResult::kBad;
           }
           length = v;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""ctest load_smoke: rosetta-load against rosettad (gRPC and TCP) and rosetta-echo (gRPC).
+"""ctest load_smoke: rosetta-load against rosettad (gRPC, TCP, HTTP) and rosetta-echo (gRPC).
 
 Starts both servers on port 0, runs rosetta-load for 2 s against each, closed loop and
 open loop, and checks that each run reports successful requests and no error at all
@@ -45,17 +45,23 @@ def run_load(load, tmp, name, args, payload="payload.json", expect_error=None):
     return None
 
 
-def run_all(load, tmp, grpc_address, tcp_address, echo_address):
+def run_all(load, tmp, grpc_address, tcp_address, http_address, echo_address):
     failures = []
     runs = [
         ("rosettad_grpc_closed", ["--transport", "grpc", "--address", grpc_address, "--connections", "2", "--inflight", "4"]),
         ("rosettad_tcp_closed", ["--transport", "tcp", "--address", tcp_address, "--connections", "2", "--inflight", "4"]),
+        ("rosettad_http_closed", ["--transport", "http", "--address", http_address, "--connections", "2",
+                                  "--inflight", "4"]),
         ("echo_grpc_closed", ["--transport", "grpc", "--address", echo_address, "--connections", "2", "--inflight", "4"]),
         ("rosettad_grpc_open", ["--transport", "grpc", "--address", grpc_address, "--connections", "2", "--inflight", "4",
                                 "--mode", "open", "--rate", "500"]),
         ("rosettad_tcp_open", ["--transport", "tcp", "--address", tcp_address, "--connections", "2", "--inflight", "4",
                                "--mode", "open", "--rate", "500"]),
+        ("rosettad_http_open", ["--transport", "http", "--address", http_address, "--connections", "2", "--inflight", "4",
+                                "--mode", "open", "--rate", "500"]),
         ("rosettad_grpc_validate", ["--transport", "grpc", "--address", grpc_address, "--op", "validate",
+                                    "--from", "json"]),
+        ("rosettad_http_validate", ["--transport", "http", "--address", http_address, "--op", "validate",
                                     "--from", "json"]),
     ]
     for name, args in runs:
@@ -63,7 +69,8 @@ def run_all(load, tmp, grpc_address, tcp_address, echo_address):
         if failure:
             failures.append(failure)
     for name, args in [("rosettad_grpc_bad_payload", ["--transport", "grpc", "--address", grpc_address]),
-                       ("rosettad_tcp_bad_payload", ["--transport", "tcp", "--address", tcp_address])]:
+                       ("rosettad_tcp_bad_payload", ["--transport", "tcp", "--address", tcp_address]),
+                       ("rosettad_http_bad_payload", ["--transport", "http", "--address", http_address])]:
         failure = run_load(load, tmp, name, args + ["--duration", "0.5"], payload="bad.json", expect_error="syntax")
         if failure:
             failures.append(failure)
@@ -78,7 +85,7 @@ def main():
         with open(os.path.join(tmp, "bad.json"), "w") as f:
             f.write('{"logs": [1, 2,]}')
         with Rosettad(rosettad) as server, Echo(echo) as baseline:
-            failures = run_all(load, tmp, server.grpc, server.tcp, baseline.grpc)
+            failures = run_all(load, tmp, server.grpc, server.tcp, server.http, baseline.grpc)
             if server.stop(20) != 0:
                 failures.append(f"rosettad exited {server.exit_code}")
             if baseline.stop(20) != 0:

@@ -16,6 +16,7 @@
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -75,6 +76,64 @@ class PendingRing {
   std::vector<Pending> slots_;
   size_t head_ = 0, size_ = 0;
 };
+
+// Memory for the handler of one operation in flight (Asio's custom allocation example). A
+// connection keeps a read and a write in flight, and a timer wait in the open loop; Asio's
+// per-thread cache keeps fewer blocks than a thread running two connections needs, so
+// without these most reads and writes cost a malloc (measured: 0.2 per request).
+class HandlerMemory {
+ public:
+  void* Allocate(size_t size) {
+    if (!in_use_ && size <= sizeof(storage_)) {
+      in_use_ = true;
+      return storage_;
+    }
+    return ::operator new(size);
+  }
+  void Deallocate(void* p) {
+    if (p == storage_) {
+      in_use_ = false;
+    } else {
+      ::operator delete(p);
+    }
+  }
+
+ private:
+  alignas(std::max_align_t) unsigned char storage_[1024];
+  bool in_use_ = false;
+};
+
+template <class T>
+struct HandlerAllocator {
+  using value_type = T;
+  explicit HandlerAllocator(HandlerMemory* m) : memory(m) {}
+  template <class U>
+  HandlerAllocator(const HandlerAllocator<U>& other) : memory(other.memory) {}
+  T* allocate(size_t n) { return static_cast<T*>(memory->Allocate(sizeof(T) * n)); }
+  void deallocate(T* p, size_t) { memory->Deallocate(p); }
+  template <class U>
+  bool operator==(const HandlerAllocator<U>& other) const {
+    return memory == other.memory;
+  }
+  HandlerMemory* memory;
+};
+
+// A handler whose operation is allocated in `memory` (Asio finds allocator_type).
+template <class Handler>
+struct WithMemory {
+  using allocator_type = HandlerAllocator<Handler>;
+  allocator_type get_allocator() const { return allocator_type(memory); }
+  template <class... Args>
+  void operator()(Args&&... args) {
+    handler(std::forward<Args>(args)...);
+  }
+  HandlerMemory* memory;
+  Handler handler;
+};
+template <class Handler>
+WithMemory<std::decay_t<Handler>> InMemory(HandlerMemory& memory, Handler&& handler) {
+  return {&memory, std::forward<Handler>(handler)};
+}
 
 template <class Protocol, class Stream>
 class PipelinedConnection
@@ -177,8 +236,9 @@ class PipelinedConnection
       }
       if (t > now) {
         timer_.expires_at(t);
-        timer_.async_wait(
-            [self = this->shared_from_this()](boost::system::error_code e) { self->OnTimer(e); });
+        timer_.async_wait(InMemory(
+            timer_memory_,
+            [self = this->shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
         break;
       }
       next_j_ += n;
@@ -196,22 +256,24 @@ class PipelinedConnection
     if (writing_ || out_.empty() || closed_) return;
     std::swap(out_, sending_);
     writing_ = true;
-    boost::asio::async_write(
-        stream_, boost::asio::buffer(sending_),
-        [self = this->shared_from_this()](boost::system::error_code ec, size_t) {
-          self->writing_ = false;
-          if (ec) return self->Lost("write: " + ec.message());
-          self->sending_.clear();
-          self->Flush();
-        });
+    boost::asio::async_write(stream_, boost::asio::buffer(sending_),
+                             InMemory(write_memory_, [self = this->shared_from_this()](
+                                                         boost::system::error_code ec, size_t) {
+                               self->writing_ = false;
+                               if (ec) return self->Lost("write: " + ec.message());
+                               self->sending_.clear();
+                               self->Flush();
+                             }));
   }
 
   void DoRead() {
     if (closed_) return;
     if (in_.size() - in_len_ < 4096) in_.resize(std::max<size_t>(in_.size() * 2, 64 << 10));
     stream_.async_read_some(boost::asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
-                            [self = this->shared_from_this()](boost::system::error_code ec,
-                                                              size_t n) { self->OnRead(ec, n); });
+                            InMemory(read_memory_, [self = this->shared_from_this()](
+                                                       boost::system::error_code ec, size_t n) {
+                              self->OnRead(ec, n);
+                            }));
   }
 
   void OnRead(boost::system::error_code ec, size_t n) {
@@ -317,6 +379,7 @@ class PipelinedConnection
     stream_.lowest_layer().close(ignored);
   }
 
+  HandlerMemory read_memory_, write_memory_, timer_memory_;  // before the stream: outlive it
   Stream stream_;
   boost::asio::steady_timer timer_;
   LoadState& state_;

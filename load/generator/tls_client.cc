@@ -4,16 +4,37 @@
 #include <openssl/x509v3.h>
 
 #include <boost/asio/ip/address.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace rosetta::load {
+namespace {
 
 namespace ssl = boost::asio::ssl;
+
+// OpenSSL's failure to open a file reads "asio.ssl error": say why first.
+bool Readable(const std::string& path, const char* flag, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    *error = std::string(flag) + " " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::fclose(f);
+  return true;
+}
+
+}  // namespace
 
 std::unique_ptr<ssl::context> MakeTlsContext(const TlsConfig& tls, std::string_view alpn,
                                              std::string* error) {
   auto ctx = std::make_unique<ssl::context>(ssl::context::tls_client);
   SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
   boost::system::error_code ec;
+  if ((!tls.ca_file.empty() && !Readable(tls.ca_file, "--tls-ca", error)) ||
+      (!tls.cert_file.empty() && (!Readable(tls.cert_file, "--tls-cert", error) ||
+                                  !Readable(tls.key_file, "--tls-key", error))))
+    return nullptr;
   if (!tls.ca_file.empty()) {
     ctx->load_verify_file(tls.ca_file, ec);
     if (ec) {
@@ -55,6 +76,9 @@ std::unique_ptr<ssl::context> MakeTlsContext(const TlsConfig& tls, std::string_v
 }
 
 bool PrepareTlsClient(SSL* ssl, const TlsConfig& tls, const std::string& host, std::string* error) {
+  // Asio sets SSL_MODE_RELEASE_BUFFERS (memory of idle connections), which makes OpenSSL
+  // allocate and free its 16 KiB record buffers for each read and write.
+  SSL_clear_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
   const std::string& name = tls.server_name.empty() ? host : tls.server_name;
   boost::system::error_code not_ip;
   boost::asio::ip::make_address(name, not_ip);
