@@ -315,10 +315,6 @@ ConfigResult LoadConfig(int argc, char** argv, char** environ) {
                    option->help + ")");
     }
   }
-  if (config.tls_cert.empty() != config.tls_key.empty())
-    return Error("--tls-cert and --tls-key go together");
-  if (!config.tls_client_ca.empty() && config.tls_cert.empty())
-    return Error("--tls-client-ca needs --tls-cert and --tls-key");
   return result;
 }
 

@@ -38,6 +38,14 @@ bool Server::Start(std::string* error) {
     return false;
   }
   metrics_address_ = WithPort(config_.metrics_listen, metrics_port);
+  if (config_.tls_cert.empty() != config_.tls_key.empty()) {
+    *error = "--tls-cert and --tls-key go together";
+    return false;
+  }
+  if (!config_.tls_client_ca.empty() && config_.tls_cert.empty()) {
+    *error = "--tls-client-ca needs --tls-cert and --tls-key";
+    return false;
+  }
   if (!config_.tls_cert.empty()) {
     tls_ = Tls::Load(config_, error);
     if (!tls_) return false;

@@ -1,6 +1,8 @@
 """Admission under overload (--max-inflight-bytes), as outside clients see it.
 
-More concurrent large requests than the bound holds arrive on gRPC, HTTP and TCP at once.
+More concurrent large requests than the bound holds arrive on gRPC, HTTP and TCP at once
+(the HTTP and TCP ones all held in flight together: each sends all but its last KiB, and
+finishes only once every one has).
 Checked: every refused request got `overloaded` in its transport's form (gRPC
 RESOURCE_EXHAUSTED with rosetta-error-bin code overloaded, HTTP 503 problem+json with
 Retry-After, TCP status 19) and the connection goes on; every admitted one got its right
@@ -82,6 +84,11 @@ def run_load(server, pb, pbg, body, records):
     {transport: (admitted_ok, refused_ok, wrong)} with wrong listing what was neither."""
     import grpc
     barrier = threading.Barrier(3 * PER_TRANSPORT)
+    # HTTP and TCP clients send all of a body but its last KiB, wait until every one of
+    # them has, then finish: so all their requests are in flight at once, whatever the
+    # scheduling (the gRPC library sends its messages whole).
+    prefix_sent = threading.Barrier(2 * PER_TRANSPORT)
+    cut = len(body) - 1024
     lock = threading.Lock()
     results = {t: [0, 0, []] for t in ('grpc', 'http', 'tcp')}
 
@@ -118,14 +125,19 @@ def run_load(server, pb, pbg, body, records):
             else:
                 note('grpc', 'wrong', 'gRPC %s %s' % (e.code(), e.details()))
 
+    head = ('POST /v1/transcode HTTP/1.1\r\nHost: rosetta\r\nContent-Type: application/json\r\n'
+            'Accept: application/json\r\nContent-Length: %d\r\n\r\n' % len(body)).encode()
+
     def http_call():
         h, p = server.http.rsplit(':', 1)
-        c = http.client.HTTPConnection(h, int(p), timeout=60)
+        s = socket.create_connection((h, int(p)), timeout=60)
         barrier.wait()
         try:
-            c.request('POST', '/v1/transcode', body=body,
-                      headers={'Content-Type': 'application/json', 'Accept': 'application/json'})
-            r = c.getresponse()
+            s.sendall(head + body[:cut])
+            prefix_sent.wait()
+            s.sendall(body[cut:])
+            r = http.client.HTTPResponse(s)
+            r.begin()
             data = r.read()
             if r.status == 200:
                 note('http', 'ok' if right(data) else 'wrong', 'HTTP answer differs')
@@ -136,13 +148,16 @@ def run_load(server, pb, pbg, body, records):
         except (OSError, http.client.HTTPException) as e:
             note('http', 'wrong', 'HTTP %r' % e)
         finally:
-            c.close()
+            s.close()
 
     def tcp_call():
         s = socket.create_connection(server.tcp_host_port(), timeout=60)
         barrier.wait()
         try:
-            s.sendall(tcp_frame(1, 7, body, 1, 1))
+            frame = tcp_frame(1, 7, body, 1, 1)
+            s.sendall(frame[:-1024])
+            prefix_sent.wait()
+            s.sendall(frame[-1024:])
             status, rid, data = tcp_response(s)
             if status == 0 and rid == 7:
                 note('tcp', 'ok' if right(data) else 'wrong', 'TCP answer differs')

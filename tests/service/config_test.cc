@@ -206,6 +206,14 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
       {"drain-timeout-ms", "1011",
        [](const ServiceConfig& c) { return c.drain_timeout_ms == 1011; }},
       {"request-metrics", "0", [](const ServiceConfig& c) { return c.request_metrics == 0; }},
+      {"max-inflight-bytes", "1012",
+       [](const ServiceConfig& c) { return c.max_inflight_bytes == 1012; }},
+      {"health-listen", "127.0.0.1:8081",
+       [](const ServiceConfig& c) { return c.health_listen == "127.0.0.1:8081"; }},
+      {"tls-cert", "/tmp/c.pem", [](const ServiceConfig& c) { return c.tls_cert == "/tmp/c.pem"; }},
+      {"tls-key", "/tmp/k.pem", [](const ServiceConfig& c) { return c.tls_key == "/tmp/k.pem"; }},
+      {"tls-client-ca", "/tmp/ca.pem",
+       [](const ServiceConfig& c) { return c.tls_client_ca == "/tmp/ca.pem"; }},
       {"descriptor-set", "/tmp/a.pb",
        [](const ServiceConfig& c) {
          return c.descriptor_sets == std::vector<std::string>{"/tmp/a.pb"};
