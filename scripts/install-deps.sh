@@ -10,7 +10,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler                 # protobuf format (descriptors), rosetta_proto
   libnghttp2-dev zlib1g-dev                         # rosettad's gRPC: HTTP/2, grpc-encoding gzip
   libgrpc++-dev protobuf-compiler-grpc              # gRPC clients: tests, rosetta-load, rosetta-echo
-  nghttp2-client python3-h2                         # h2load (gRPC benchmark), the HTTP/2 attack suite
+  nghttp2-client python3-h2 wrk                     # h2load, wrk (front-end benchmarks), the HTTP/2 attack suite
   libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
   libssl-dev openssl                                # TLS (Asio's ssl); the tests' certificates
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests

@@ -66,6 +66,13 @@ class ByteStream {
     if (tls_) return tls_->async_read_some(buffers, std::forward<Handler>(handler));
     socket_.async_read_some(buffers, std::forward<Handler>(handler));
   }
+  // What can be read now without waiting (the socket is non-blocking): 0 and would_block
+  // when nothing is. Over TLS, the records the kernel already holds are decrypted too.
+  template <class Buffers>
+  size_t ReadNow(const Buffers& buffers, boost::system::error_code& ec) {
+    if (tls_) return tls_->read_some(buffers, ec);
+    return socket_.read_some(buffers, ec);
+  }
   template <class Buffers, class Handler>
   void Write(const Buffers& buffers, Handler&& handler) {
     if (tls_) return boost::asio::async_write(*tls_, buffers, std::forward<Handler>(handler));
