@@ -76,11 +76,14 @@ fi
 
 if [ "$ONLY" = all ] || [ "$ONLY" = frontends ]; then
   {
-    echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine). Client of gRPC and HTTP: h2load (nghttp2-client),"
-    echo "4 connections x 16 streams (HTTP/1.1: 16 pipelined), one thread, so that a client's cost does not hide"
-    echo "the servers'; payload \`log_1k.json\` (957 bytes), JSON -> CBOR. rosetta-echo is the same gRPC service on"
-    echo "the gRPC C++ library's callback API, answering the payload unchanged (it does no work). TranscodeStream:"
-    echo "100 requests in each call's body, one response each. TCP: rosetta-load, 4 connections x 16 pipelined."
+    echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine). Clients that do not decode what they get, one"
+    echo "thread each, so that a client's cost does not hide the servers': h2load (nghttp2-client) for gRPC, 4"
+    echo "connections x 16 streams; wrk for HTTP/1.1, 4 connections x 16 pipelined requests (h2load cannot pipeline"
+    echo "requests with a body), and 64 connections with one request each; rosetta-load for TCP, 4 connections x 16"
+    echo "pipelined. Payload \`log_1k.json\` (957 bytes), JSON -> CBOR. rosetta-echo is the same gRPC service on the"
+    echo "gRPC C++ library's callback API, answering the payload unchanged (it does no work). TranscodeStream: 100"
+    echo "requests in each call's body, one response each. TLS rows: a second rosettad with --tls-cert/--tls-key (an"
+    echo "EC P-256 certificate made for the run), TLS 1.3, handshakes before the measured window."
     echo "Medians of ${REPS:-3} rounds in alternating order; server CPU from /proc/PID/stat around each run."
     echo
     echo "\`\`\`sh"

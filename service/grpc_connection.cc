@@ -100,6 +100,7 @@ void GrpcConnection::Start() {
   stream_.socket().set_option(tcp::no_delay(true), ec);
   if (server_.tls_ != nullptr) {
     // TLS first (ALPN h2), within the handshake timeout; the preface and SETTINGS after it.
+    stream_.socket().non_blocking(true, ec);  // DoRead takes the records already here
     stream_.UseTls(server_.tls_->context(), Alpn::kH2);
     handshaking_ = true;
     ArmTimer();
@@ -196,6 +197,11 @@ void GrpcConnection::DoRead() {
           self->Close();
           return;
         }
+        // Over TLS a read returns one record: the records already received are taken too,
+        // so that a batch of calls is answered in one write (an error is found again by
+        // the next read).
+        while (!ec && self->stream_.tls() && n < kReadSize)
+          n += self->stream_.ReadNow(asio::buffer(self->read_buf_.get() + n, kReadSize - n), ec);
         const ssize_t rc = nghttp2_session_mem_recv(
             self->session_, reinterpret_cast<const uint8_t*>(self->read_buf_.get()), n);
         if (self->closed_) return;
