@@ -39,7 +39,7 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
   if (!ctx.status.ok()) [[unlikely]]
     return false;  // its container stack did not fit the budget
   ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
-  ctx.tags_kept = std::is_same_v<Writer, CborWriter>;
+  ctx.tags_kept = kIsCborWriter<Writer>;
   return FormatCodec<From>::template Read<Writer>(ctx, writer, input, padding);
 }
 
@@ -54,6 +54,15 @@ constexpr auto PairTable(std::index_sequence<From...> seq) {
       PairRow<kCodecFormats[From]>(seq)...};
 }
 constexpr auto kPairs = PairTable(std::make_index_sequence<kCodecFormats.size()>());
+
+// Into deterministic CBOR (option `deterministic`): its own writer type, so the plain
+// writer carries no branch for it. kIntoDeterministicCbor[from - 1].
+template <size_t... From>
+constexpr std::array<PairFn, sizeof...(From)> DeterministicRow(std::index_sequence<From...>) {
+  return {RunPair<kCodecFormats[From], DeterministicCborWriter>...};
+}
+constexpr auto kIntoDeterministicCbor =
+    DeterministicRow(std::make_index_sequence<kCodecFormats.size()>());
 
 Status Unsupported(Format f) {
   Status s;
@@ -113,7 +122,10 @@ Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeSt
       guess <= ctx.budget.limit() / 2) {
     out.Ensure(guess);
   }
-  const PairFn run = kPairs[static_cast<int>(request.from) - 1][static_cast<int>(request.to) - 1];
+  const PairFn run =
+      request.to == Format::kCbor && request.options.deterministic
+          ? kIntoDeterministicCbor[static_cast<int>(request.from) - 1]
+          : kPairs[static_cast<int>(request.from) - 1][static_cast<int>(request.to) - 1];
   if (!run(ctx, request.input, request.input_padding, out) && ctx.status.ok()) {
     ctx.status.code = ErrorCode::kSyntax;  // a reader stopped without saying why: never expected
     ctx.status.message = "transcode stopped";
@@ -131,7 +143,11 @@ Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
   Context ctx(request.limits, request.options);
   ctx.tags_kept = true;  // a payload is judged in its own format, where tags are part of keys
   NullSink sink;
-  if (!ReadAny(request.from, ctx, sink, request.input, request.input_padding) && ctx.status.ok()) {
+  // validate --deterministic: CBOR must also be in RFC 8949 4.2.1 deterministic encoding.
+  const bool read = request.from == Format::kCbor && request.options.deterministic
+                        ? CborReader<NullSink, true>(ctx, sink).Read(request.input)
+                        : ReadAny(request.from, ctx, sink, request.input, request.input_padding);
+  if (!read && ctx.status.ok()) {
     ctx.status.code = ErrorCode::kSyntax;
     ctx.status.message = "validation stopped";
   }

@@ -183,12 +183,19 @@ TEST_F(GrpcServerTest, OptionsReachTheCodec) {
 
   // An option the contract names but this build does not have: refused, never ignored.
   r = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "1");
-  r.mutable_options()->set_deterministic(true);
+  r.mutable_options()->set_pretty(true);
   o = Transcode(r);
   EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   ASSERT_TRUE(o.error);
   EXPECT_EQ(o.error->code(), "unsupported");
-  EXPECT_EQ(o.error->message(), "option deterministic is not available in this build");
+  EXPECT_EQ(o.error->message(), "option pretty is not available in this build");
+
+  // deterministic: the map's keys in bytewise order of their encodings.
+  r = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, R"({"b":1,"a":2})");
+  r.mutable_options()->set_deterministic(true);
+  o = Transcode(r);
+  ASSERT_TRUE(o.status.ok()) << o.status.error_message();
+  EXPECT_EQ(o.response.payload(), std::string("\xa2\x61\x61\x02\x61\x62\x01", 7));
 }
 
 TEST_F(GrpcServerTest, UnloadedSchemaIsUnknownSchema) {

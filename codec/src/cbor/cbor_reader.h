@@ -9,6 +9,7 @@
 #include "binary/float_bits.h"
 #include "core/reader_state.h"
 #include "core/timestamp.h"
+#include "memory/budget_vector.h"
 #include "memory/scratch.h"
 #include "rosetta/codec/sink.h"
 #include "text/utf8.h"
@@ -24,10 +25,17 @@ bool ScanExtendedTimeMap(const uint8_t* p, const uint8_t* end, uint64_t count, T
 // Reads one CBOR data item (RFC 8949) and drives a sink with it. Iterative: containers
 // live on ReaderState's stack. Every claimed length or count is checked against the
 // bytes left before it is used, so a claim never costs more than the bytes behind it.
-template <Sink S>
+//
+// kDeterministic (validate --deterministic): the item must also be in RFC 8949 section
+// 4.2.1 core deterministic encoding, else `not_deterministic` naming the rule broken:
+// every head (integer, length, count, tag) in its shortest form, no indefinite length,
+// every float in the shortest of half, single and double that holds its value exactly,
+// and every map's keys in strictly increasing bytewise order of their encodings (each
+// compared with the one before it where both lie in the input: nothing is copied).
+template <Sink S, bool kDeterministic = false>
 class CborReader {
  public:
-  CborReader(Context& ctx, S& sink) : st_(ctx), sink_(sink), scratch_(ctx) {}
+  CborReader(Context& ctx, S& sink) : st_(ctx), sink_(sink), scratch_(ctx), keys_(ctx) {}
 
   bool Read(std::string_view input);
 
@@ -67,19 +75,68 @@ class CborReader {
   bool ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out);
   bool ReadChunks(u8 major, uint64_t start, std::string_view* out);
 
+  // Deterministic checks (kDeterministic only).
+  [[gnu::cold]] bool NotDeterministic(uint64_t offset, std::string message) {
+    return Fail(ErrorCode::kNotDeterministic, offset,
+                "not deterministic CBOR (RFC 8949 4.2.1): " + std::move(message));
+  }
+  bool ShortestHead(u8 ai, uint64_t arg, uint64_t start) {
+    if (ai < 24 || (ai == 24 && arg >= 24) || (ai == 25 && arg > 0xff) ||
+        (ai == 26 && arg > 0xffff) || (ai == 27 && arg > 0xffffffff))
+      return true;
+    return NotDeterministic(start,
+                            "the argument " + std::to_string(arg) + " is not in its shortest head");
+  }
+  bool ShortestFloat(u8 ai, double d, uint64_t start) {
+    uint16_t half;
+    if (ai == 25 || (ai == 26 && !DoubleToHalf(d, &half)) ||
+        (ai == 27 && !DoubleToHalf(d, &half) && !FitsFloat(d)))
+      return true;
+    return NotDeterministic(start, "the float is not in the shortest form that holds its value");
+  }
+  // Each open container's keys: where the key being read starts, and the one before it.
+  struct Keys {
+    uint64_t start = 0;
+    uint64_t prev_start = 0, prev_end = 0;
+    bool has_prev = false;
+  };
+  bool KeyInOrder(uint64_t end) {
+    Keys& k = keys_.back();
+    const std::string_view key(reinterpret_cast<const char*>(begin_) + k.start, end - k.start);
+    if (k.has_prev) {
+      const std::string_view prev(reinterpret_cast<const char*>(begin_) + k.prev_start,
+                                  k.prev_end - k.prev_start);
+      if (!(prev < key))
+        return NotDeterministic(k.start,
+                                "map keys are not in increasing bytewise order of their encodings");
+    }
+    k.prev_start = k.start;
+    k.prev_end = end;
+    k.has_prev = true;
+    return true;
+  }
+
   ReaderState st_;
   S& sink_;
   Scratch scratch_;
+  BudgetVector<Keys> keys_;  // kDeterministic: one per open container
   const u8* begin_ = nullptr;
   const u8* pos_ = nullptr;
   const u8* end_ = nullptr;
 };
 
-template <Sink S>
-bool CborReader<S>::ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out) {
-  if (ai == 31) return ReadChunks(major, start, out);
+template <Sink S, bool kDeterministic>
+bool CborReader<S, kDeterministic>::ReadString(u8 major, u8 ai, uint64_t start,
+                                               std::string_view* out) {
+  if (ai == 31) {
+    if constexpr (kDeterministic) return NotDeterministic(start, "a string of indefinite length");
+    return ReadChunks(major, start, out);
+  }
   uint64_t len = 0;
   if (!Argument(ai, start, &len)) return false;
+  if constexpr (kDeterministic) {
+    if (!ShortestHead(ai, len, start)) return false;
+  }
   // Claim guard: the length is checked against the bytes behind it before anything else.
   if (len > static_cast<uint64_t>(end_ - pos_)) return Truncated(start, len);
   if (len > st_.ctx().limits.max_string_bytes) {
@@ -97,8 +154,8 @@ bool CborReader<S>::ReadString(u8 major, u8 ai, uint64_t start, std::string_view
 // An indefinite-length string: definite chunks of the same major type up to a break
 // (RFC 8949 3.2.3). The chunks are walked once to check them and total their size, then
 // copied once into a block of exactly that size.
-template <Sink S>
-bool CborReader<S>::ReadChunks(u8 major, uint64_t start, std::string_view* out) {
+template <Sink S, bool kDeterministic>
+bool CborReader<S, kDeterministic>::ReadChunks(u8 major, uint64_t start, std::string_view* out) {
   const u8* first = pos_;
   uint64_t total = 0;
   size_t chunks = 0;
@@ -144,8 +201,8 @@ bool CborReader<S>::ReadChunks(u8 major, uint64_t start, std::string_view* out) 
   return true;
 }
 
-template <Sink S>
-bool CborReader<S>::Read(std::string_view input) {
+template <Sink S, bool kDeterministic>
+bool CborReader<S, kDeterministic>::Read(std::string_view input) {
   begin_ = pos_ = reinterpret_cast<const u8*>(input.data());
   end_ = begin_ + input.size();
   const Limits& limits = st_.ctx().limits;
@@ -156,6 +213,10 @@ bool CborReader<S>::Read(std::string_view input) {
   for (;;) {
     uint64_t start = pos_ - begin_;
     if (!tagged) item = start;
+    if constexpr (kDeterministic) {
+      if (!tagged && !st_.empty() && st_.top().is_map && !(st_.top().index & 1))
+        keys_.back().start = start;  // a key starts here (or its map closes)
+    }
     KeyKind kind = KeyKind::kOther;
     std::string_view key;
     uint64_t num = 0;
@@ -176,6 +237,7 @@ bool CborReader<S>::Read(std::string_view input) {
       if (close) {
         bool is_map = f.is_map;
         st_.Close();
+        if constexpr (kDeterministic) keys_.Pop();
         if (!(is_map ? sink_.EndMap() : sink_.EndArray())) return SinkFailed(item);
         goto item_done;
       }
@@ -193,6 +255,9 @@ bool CborReader<S>::Read(std::string_view input) {
         case 1:
           if (ai == 31) return Fail(ErrorCode::kSyntax, start, "integer with indefinite length");
           if (!Argument(ai, start, &arg)) return false;
+          if constexpr (kDeterministic) {
+            if (!ShortestHead(ai, arg, start)) return false;
+          }
           if (!(major == 0 ? sink_.Uint(arg) : sink_.NegInt(arg))) return SinkFailed(item);
           kind = major == 0 ? KeyKind::kUint : KeyKind::kNegInt;
           num = arg;
@@ -208,8 +273,16 @@ bool CborReader<S>::Read(std::string_view input) {
         case 5: {
           const bool is_map = major == 5;
           uint64_t items = kUnknownLength;
+          if constexpr (kDeterministic) {
+            if (ai == 31)
+              return NotDeterministic(
+                  start, is_map ? "a map of indefinite length" : "an array of indefinite length");
+          }
           if (ai != 31) {
             if (!Argument(ai, start, &arg)) return false;
+            if constexpr (kDeterministic) {
+              if (!ShortestHead(ai, arg, start)) return false;
+            }
             // Claim guard: every item takes at least one byte.
             uint64_t left = static_cast<uint64_t>(end_ - pos_);
             if (arg > left || (is_map && arg > left / 2)) {
@@ -234,6 +307,9 @@ bool CborReader<S>::Read(std::string_view input) {
             }
           }
           if (!st_.Open(is_map, items, start)) return SinkFailed(item);
+          if constexpr (kDeterministic) {
+            if (!keys_.Push(Keys{})) return SinkFailed(item);
+          }
           uint64_t count = ai == 31 ? kUnknownLength : arg;
           if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) {
             st_.Close();  // the error's path is the container's own
@@ -244,6 +320,9 @@ bool CborReader<S>::Read(std::string_view input) {
         case 6:
           if (ai == 31) return Fail(ErrorCode::kSyntax, start, "tag with indefinite length");
           if (!Argument(ai, start, &arg)) return false;
+          if constexpr (kDeterministic) {
+            if (!ShortestHead(ai, arg, start)) return false;
+          }
           if (!sink_.Tag(arg)) return SinkFailed(item);
           tagged = true;
           key_tags = key_tags == 0 ? 1 : 2;
@@ -281,6 +360,9 @@ bool CborReader<S>::Read(std::string_view input) {
             } else {
               d = std::bit_cast<double>(arg);
             }
+            if constexpr (kDeterministic) {
+              if (!ShortestFloat(ai, d, start)) return false;
+            }
             ok = sink_.Double(d);
             kind = KeyKind::kFloat;
             num = ReaderState::FloatKey(d);
@@ -313,6 +395,9 @@ bool CborReader<S>::Read(std::string_view input) {
           if (!st_.TaggedKey(kind, key, num, key_tag, key_tags, start)) return SinkFailed(start);
         } else if (!st_.Key(kind, key, num, start)) {
           return SinkFailed(start);
+        }
+        if constexpr (kDeterministic) {
+          if (!KeyInOrder(pos_ - begin_)) return false;  // located at the key, by its path
         }
       }
     }

@@ -4,12 +4,14 @@
 
 namespace rosetta::codec {
 
-bool CborWriter::RoomExact(size_t exact) {
+template <bool kDeterministic>
+bool BasicCborWriter<kDeterministic>::RoomExact(size_t exact) {
   if (out_.Ensure(exact)) return true;
   return OutputFull();
 }
 
-bool CborWriter::OutputFull() {
+template <bool kDeterministic>
+bool BasicCborWriter<kDeterministic>::OutputFull() {
   if (out_.over_limit()) {
     return ctx_.Fail(ErrorCode::kOutputTooLarge, "output would pass max_output_bytes " +
                                                      std::to_string(ctx_.limits.max_output_bytes));
@@ -19,7 +21,8 @@ bool CborWriter::OutputFull() {
 
 // The slot reserved one byte; a count of 24 or more needs a longer head, so the content
 // moves up by the difference (once per such container).
-bool CborWriter::FillLongSlot(uint8_t major, uint64_t slot, uint64_t n) {
+template <bool kDeterministic>
+bool BasicCborWriter<kDeterministic>::FillLongSlot(uint8_t major, uint64_t slot, uint64_t n) {
   size_t head = n <= 0xff ? 2 : n <= 0xffff ? 3 : n <= 0xffffffff ? 5 : 9;
   size_t extra = head - 1;
   if (!Room(extra)) return false;
@@ -31,5 +34,61 @@ bool CborWriter::FillLongSlot(uint8_t major, uint64_t slot, uint64_t n) {
   out_.Resize(end);
   return true;
 }
+
+// The closing map's entries in bytewise order of their keys' encodings (RFC 8949 section
+// 4.2.1). Its starts are key, value, key, value, ...: entry i is [starts[2i], the next
+// entry's start or the end of the output), its key [starts[2i], starts[2i + 1]). An order
+// of entry numbers is sorted, not the entries; the bytes move once, through a copy of the
+// content, and only when the input's order was not already the right one.
+template <bool kDeterministic>
+bool BasicCborWriter<kDeterministic>::SortEntries() {
+  const size_t first = maps_.back();
+  maps_.Pop();
+  const size_t items = starts_.size() - first;
+  const size_t entries = items / 2;
+  if (entries < 2) {
+    starts_.Truncate(first);
+    return true;
+  }
+  const char* base = out_.data();
+  const uint64_t end = out_.size();
+  auto key = [&](size_t e) {
+    const uint64_t from = starts_[first + 2 * e];
+    return std::string_view(base + from, starts_[first + 2 * e + 1] - from);
+  };
+  auto entry_end = [&](size_t e) { return e + 1 < entries ? starts_[first + 2 * (e + 1)] : end; };
+  bool sorted = true;
+  for (size_t e = 1; e < entries && sorted; ++e) sorted = key(e - 1) < key(e);
+  if (!sorted) {
+    BudgetVector<uint32_t> order(ctx_);
+    if (!order.Reserve(entries)) return false;
+    for (size_t e = 0; e < entries; ++e) order.Push(static_cast<uint32_t>(e));
+    uint32_t* o = &order[0];
+    std::sort(o, o + entries, [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    for (size_t i = 1; i < entries; ++i) {
+      if (key(o[i - 1]) == key(o[i])) {
+        return ctx_.Fail(ErrorCode::kDuplicateKey,
+                         "deterministic CBOR: a map holds the same key twice");
+      }
+    }
+    const uint64_t content = starts_[first];
+    BudgetVector<char> copy(ctx_);
+    if (!copy.Reserve(end - content)) return false;
+    char* c = &copy[0];
+    std::memcpy(c, base + content, end - content);
+    char* to = out_.data() + content;
+    for (size_t i = 0; i < entries; ++i) {
+      const uint64_t from = starts_[first + 2 * o[i]];
+      const uint64_t size = entry_end(o[i]) - from;
+      std::memcpy(to, c + (from - content), size);
+      to += size;
+    }
+  }
+  starts_.Truncate(first);
+  return true;
+}
+
+template class BasicCborWriter<false>;
+template class BasicCborWriter<true>;
 
 }  // namespace rosetta::codec

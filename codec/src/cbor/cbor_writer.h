@@ -1,13 +1,16 @@
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "binary/float_bits.h"
 #include "core/context.h"
 #include "core/writer_stack.h"
+#include "memory/budget_vector.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
 
@@ -16,15 +19,25 @@ namespace rosetta::codec {
 // Writes CBOR (RFC 8949) in preferred serialization: shortest heads, definite lengths,
 // the shortest float that holds the value. A container whose count the input did not give
 // gets a one-byte LengthSlot, fixed up (shifted when 24 or more items) when it closes.
-class CborWriter {
+//
+// kDeterministic (option `deterministic`): RFC 8949 section 4.2.1 core deterministic
+// encoding, which is the above plus every map's entries sorted bytewise by their keys'
+// encodings. The entries are written as they come; each map keeps only the offsets where
+// its keys and values start (charged to the budget), and when it closes its entries are
+// sorted by those offsets and moved into order through one scratch copy of the map's
+// content. An inner map closes, sorted, before the entry holding it is moved: maps are
+// sorted inside out in one pass. Two equal keys are refused (duplicate_key).
+template <bool kDeterministic>
+class BasicCborWriter {
  public:
-  CborWriter(Context& ctx, OutputBuffer& out) : ctx_(ctx), out_(out), stack_(ctx) {}
+  BasicCborWriter(Context& ctx, OutputBuffer& out)
+      : ctx_(ctx), out_(out), stack_(ctx), starts_(ctx), maps_(ctx) {}
 
   bool Null() { return Byte(0xf6); }
   bool Undefined() { return Byte(0xf7); }
   bool Bool(bool b) { return Byte(b ? 0xf5 : 0xf4); }
   bool Simple(uint8_t v) {
-    ++stack_.top().count;
+    if (!Count()) return false;
     if (!Room(v < 24 ? 1 : 2)) return false;
     if (v < 24) {
       out_.Put(static_cast<char>(0xe0 | v));
@@ -37,7 +50,7 @@ class CborWriter {
   bool Uint(uint64_t v) { return Item(0, v); }
   bool NegInt(uint64_t v) { return Item(1, v); }
   bool Double(double d) {
-    ++stack_.top().count;
+    if (!Count()) return false;
     uint16_t half;
     if (DoubleToHalf(d, &half)) {
       if (!Room(3)) return false;
@@ -57,10 +70,22 @@ class CborWriter {
   bool Text(std::string_view s) { return String(3, s); }
   bool Bytes(std::string_view s) { return String(2, s); }
   bool BeginArray(uint64_t n) { return Begin(4, n, false); }
-  bool BeginMap(uint64_t n) { return Begin(5, n, true); }
+  bool BeginMap(uint64_t n) {
+    if (!Begin(5, n, true)) return false;
+    if constexpr (kDeterministic) return maps_.Push(starts_.size());
+    return true;
+  }
   bool EndArray() { return End(4); }
-  bool EndMap() { return End(5); }
+  bool EndMap() {
+    if constexpr (kDeterministic) {
+      if (!SortEntries()) return false;
+    }
+    return End(5);
+  }
   bool Tag(uint64_t tag) {
+    if constexpr (kDeterministic) {
+      if (tag_start_ == kNone) tag_start_ = out_.size();  // a tagged key starts at its tag
+    }
     if (!Room(9, HeadSize(tag))) return false;
     Head(6, tag);  // a tag and its item are one item: counted with the item
     return true;
@@ -80,8 +105,21 @@ class CborWriter {
   static size_t HeadSize(uint64_t v) {
     return v < 24 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffff ? 5 : 9;
   }
+  // Every item is counted in its container as it starts; in a map of deterministic
+  // output, where it starts is kept too (a key's, then its value's).
+  [[gnu::always_inline]] bool Count() {
+    WriterLevel& level = stack_.top();
+    ++level.count;
+    if constexpr (kDeterministic) {
+      const uint64_t at = tag_start_ == kNone ? out_.size() : tag_start_;
+      tag_start_ = kNone;
+      if (level.is_map) return starts_.Push(at);
+    }
+    return true;
+  }
+  bool SortEntries();
   bool Byte(uint8_t b) {
-    ++stack_.top().count;
+    if (!Count()) return false;
     if (!Room(1)) return false;
     out_.Put(static_cast<char>(b));
     return true;
@@ -116,20 +154,20 @@ class CborWriter {
     }
   }
   bool Item(uint8_t major, uint64_t v) {
-    ++stack_.top().count;
+    if (!Count()) return false;
     if (!Room(9, HeadSize(v))) return false;
     Head(major, v);
     return true;
   }
   bool String(uint8_t major, std::string_view s) {
-    ++stack_.top().count;
+    if (!Count()) return false;
     if (!Room(9 + s.size(), HeadSize(s.size()) + s.size())) return false;
     Head(major, s.size());
     out_.Append(s.data(), s.size());
     return true;
   }
   bool Begin(uint8_t major, uint64_t n, bool is_map) {
-    ++stack_.top().count;
+    if (!Count()) return false;
     const bool unknown = n == kUnknownLength;
     if (!Room(9, unknown ? 1 : HeadSize(n))) return false;
     if (!stack_.Push(WriterLevel{out_.size(), 0, is_map, unknown})) return false;
@@ -152,9 +190,24 @@ class CborWriter {
   }
   bool FillLongSlot(uint8_t major, uint64_t slot, uint64_t n);
 
+  static constexpr uint64_t kNone = ~uint64_t{0};
+
   Context& ctx_;
   OutputBuffer& out_;
   WriterStack stack_;
+  // Deterministic output only (empty otherwise): where each item of an open map starts
+  // (key, value, key, value, ...; all open maps, innermost last), where each open map's
+  // run of starts begins, and where the tags of the item due start.
+  BudgetVector<uint64_t> starts_;
+  BudgetVector<uint64_t> maps_;
+  uint64_t tag_start_ = kNone;
 };
+
+using CborWriter = BasicCborWriter<false>;
+using DeterministicCborWriter = BasicCborWriter<true>;
+
+template <class W>
+inline constexpr bool kIsCborWriter =
+    std::is_same_v<W, CborWriter> || std::is_same_v<W, DeterministicCborWriter>;
 
 }  // namespace rosetta::codec

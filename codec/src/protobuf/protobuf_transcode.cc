@@ -54,8 +54,13 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
           break;
         }
         case Format::kCbor: {
-          CborWriter w(ctx, *out);
-          ok = FromProtobuf(ctx, w, this, *m, r.input, false);
+          if (options.deterministic) {
+            DeterministicCborWriter w(ctx, *out);
+            ok = FromProtobuf(ctx, w, this, *m, r.input, false);
+          } else {
+            CborWriter w(ctx, *out);
+            ok = FromProtobuf(ctx, w, this, *m, r.input, false);
+          }
           break;
         }
         case Format::kMsgpack: {

@@ -14,7 +14,9 @@
 
 namespace rosetta::codec {
 
-class CborWriter;
+template <bool kDeterministic>
+class BasicCborWriter;
+using CborWriter = BasicCborWriter<false>;
 
 // Writes protobuf wire format from events shaped by the proto3 JSON mapping, driven by
 // the message descriptor: member names by json_name or declared name; numbers also as

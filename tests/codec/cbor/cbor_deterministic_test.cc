@@ -1,0 +1,258 @@
+// Deterministic CBOR (RFC 8949 section 4.2.1): the writer's option `deterministic` (map
+// entries sorted bytewise by their keys' encodings, inside out) and the reader's check
+// behind `validate --deterministic` (each rule refused with not_deterministic, located).
+// Expected bytes are written by hand from the RFC; the property test compares the writer
+// with the plain writer's output sorted by a small independent CBOR walker written here.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "codec_test_support.h"
+
+namespace rosetta::codec::testing {
+namespace {
+
+MappingOptions Deterministic() {
+  MappingOptions o;
+  o.deterministic = true;
+  return o;
+}
+
+// ---- the writer ----
+
+TEST(DeterministicCborWriter, TheContractExample) {
+  // {"b":1,"a":[1.5,100000]}: "a" (61 61) before "b" (61 62); 1.5 as a half, 100000 in 4 bytes.
+  EXPECT_OUTPUT(JsonToCbor(R"({"b":1,"a":[1.5,100000]})", {}, Deterministic()),
+                "a2616182f93e001a000186a0616201");
+  // Without the option the input's order is kept.
+  EXPECT_OUTPUT(JsonToCbor(R"({"b":1,"a":[1.5,100000]})"), "a2616201616182f93e001a000186a0");
+}
+
+TEST(DeterministicCborWriter, ShorterEncodingsFirstNotShorterStrings) {
+  // Bytewise order of the encodings: "b" is 61 62 and "aa" is 62 61 61, so "b" comes first
+  // (the length is in the head), though "aa" < "b" as text.
+  EXPECT_OUTPUT(JsonToCbor(R"({"aa":1,"b":2})", {}, Deterministic()),
+                "a26162026261610"
+                "1");
+}
+
+TEST(DeterministicCborWriter, KeysOfEveryTypeByTheirEncodings) {
+  // {"z": 4, 100: 3, -1: 2, 10: 1}: 0a < 18 64 < 20 < 61 7a.
+  EXPECT_OUTPUT(CborToCbor("a4617a04186403200"
+                           "20a01",
+                           {}, Deterministic()),
+                "a40a0118640320026"
+                "17a04");
+  // A tagged key starts at its tag: c1 00 sorts after 00.
+  EXPECT_OUTPUT(CborToCbor("a2c1006178006179", {}, Deterministic()), "a2006179c1006178");
+}
+
+TEST(DeterministicCborWriter, NestedMapsAreSortedInsideOut) {
+  EXPECT_OUTPUT(JsonToCbor(R"({"z":{"y":1,"b":[{"d":1,"c":2}]},"a":0})", {}, Deterministic()),
+                "a2616100617aa2616281a26163026164016179"
+                "01");
+}
+
+TEST(DeterministicCborWriter, AnIndefiniteMapOfManyEntriesGetsItsLongHeadAfterSorting) {
+  // 30 entries, keys 29 down to 0, in an indefinite-length map: definite, 18 1e, keys 0..29.
+  std::string in = "bf", want = "b81e";
+  for (int k = 29; k >= 0; --k)
+    in += (k < 24 ? ToHex(std::string(1, static_cast<char>(k)))
+                  : "18" + ToHex(std::string(1, static_cast<char>(k)))) +
+          "f6";
+  in += "ff";
+  for (int k = 0; k < 30; ++k)
+    want += (k < 24 ? ToHex(std::string(1, static_cast<char>(k)))
+                    : "18" + ToHex(std::string(1, static_cast<char>(k)))) +
+            "f6";
+  EXPECT_OUTPUT(CborToCbor(in, {}, Deterministic()), want);
+}
+
+TEST(DeterministicCborWriter, DuplicateKeysAreRefusedEvenWhereAllowed) {
+  MappingOptions o = Deterministic();
+  o.allow_duplicate_keys = true;
+  Result r = JsonToCbor(R"({"x":{"a":1,"a":2}})", {}, o);
+  EXPECT_EQ(CodeName(r.status.code), "duplicate_key") << r.status.message;
+  EXPECT_EQ(r.status.path, "/x");
+  // The plain writer keeps them when they are allowed.
+  EXPECT_TRUE(JsonToCbor(R"({"x":{"a":1,"a":2}})", {},
+                         [] {
+                           MappingOptions p;
+                           p.allow_duplicate_keys = true;
+                           return p;
+                         }())
+                  .status.ok());
+}
+
+TEST(DeterministicCborWriter, SortingIsChargedToTheBudget) {
+  // A map of 2,000 members in reverse order: its offsets and its copy are charged, so a
+  // budget that holds the output alone is not enough.
+  std::string json = "{";
+  for (int i = 1999; i >= 0; --i)
+    json += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + (i ? "," : "}");
+  Result plain = JsonToCbor(json);
+  ASSERT_TRUE(plain.status.ok());
+  Result sorted = JsonToCbor(json, {}, Deterministic());
+  ASSERT_TRUE(sorted.status.ok());
+  EXPECT_GT(sorted.stats.peak_bytes, plain.stats.peak_bytes);
+}
+
+// An independent walker: splits one CBOR item (definite lengths only, as the writer
+// makes) and rebuilds it with every map's entries sorted by their encoded keys.
+size_t ItemEnd(const std::string& b, size_t p) {
+  const uint8_t ib = static_cast<uint8_t>(b[p]);
+  const int major = ib >> 5, ai = ib & 31;
+  size_t n = 1;
+  uint64_t arg = ai;
+  if (ai >= 24) {
+    const int bytes = 1 << (ai - 24);
+    arg = 0;
+    for (int i = 0; i < bytes; ++i) arg = arg << 8 | static_cast<uint8_t>(b[p + 1 + i]);
+    n += bytes;
+  }
+  p += n;
+  switch (major) {
+    case 2:
+    case 3:
+      return p + arg;
+    case 4:
+      for (uint64_t i = 0; i < arg; ++i) p = ItemEnd(b, p);
+      return p;
+    case 5:
+      for (uint64_t i = 0; i < 2 * arg; ++i) p = ItemEnd(b, p);
+      return p;
+    case 6:
+      return ItemEnd(b, p);
+    default:
+      return p;
+  }
+}
+
+std::string Sorted(const std::string& b, size_t p, size_t end) {
+  const uint8_t ib = static_cast<uint8_t>(b[p]);
+  const int major = ib >> 5, ai = ib & 31;
+  const size_t head = ai < 24 ? 1 : 1 + (size_t{1} << (ai - 24));
+  if (major != 4 && major != 5 && major != 6) return b.substr(p, end - p);
+  std::string out = b.substr(p, head);
+  size_t q = p + head;
+  if (major == 6) return out + Sorted(b, q, end);
+  if (major == 4) {
+    while (q < end) {
+      const size_t e = ItemEnd(b, q);
+      out += Sorted(b, q, e);
+      q = e;
+    }
+    return out;
+  }
+  std::vector<std::pair<std::string, std::string>> entries;
+  while (q < end) {
+    const size_t k = ItemEnd(b, q), v = ItemEnd(b, k);
+    entries.emplace_back(Sorted(b, q, k), Sorted(b, k, v));
+    q = v;
+  }
+  std::sort(entries.begin(), entries.end());
+  for (auto& [k, v] : entries) out += k + v;
+  return out;
+}
+
+std::string RandomJson(std::mt19937& rng, int depth) {
+  std::uniform_int_distribution<int> kind(0, depth > 2 ? 2 : 5);
+  switch (kind(rng)) {
+    case 0:
+      return std::to_string(static_cast<int64_t>(rng()) - (1LL << 31));
+    case 1:
+      return "\"" + std::string(rng() % 30, static_cast<char>('a' + rng() % 26)) + "\"";
+    case 2:
+      return rng() % 2 ? "1.5" : "null";
+    case 3: {
+      std::string s = "[";
+      for (int i = 0, n = static_cast<int>(rng() % 5); i < n; ++i)
+        s += (i ? "," : "") + RandomJson(rng, depth + 1);
+      return s + "]";
+    }
+    default: {
+      std::string s = "{";
+      const int n = static_cast<int>(rng() % 16);
+      std::vector<std::string> keys;
+      for (int i = 0; i < n; ++i) {
+        std::string key;
+        for (int j = 0, len = static_cast<int>(rng() % 28); j < len; ++j)
+          key += static_cast<char>('a' + rng() % 26);
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+        keys.push_back(key);
+        s += (keys.size() > 1 ? "," : "") + ("\"" + key + "\":") + RandomJson(rng, depth + 1);
+      }
+      return s + "}";
+    }
+  }
+}
+
+TEST(DeterministicCborWriter, EqualsThePlainOutputSortedByAnIndependentWalker) {
+  std::mt19937 rng(20261201);
+  for (int i = 0; i < 300; ++i) {
+    const std::string json = "{\"doc\":" + RandomJson(rng, 0) + ",\"n\":" + std::to_string(i) + "}";
+    SCOPED_TRACE(json);
+    Result plain = JsonToCbor(json), det = JsonToCbor(json, {}, Deterministic());
+    ASSERT_TRUE(plain.status.ok() && det.status.ok()) << det.status.message;
+    const std::string bytes = Hex(plain.out);
+    EXPECT_EQ(det.out, ToHex(Sorted(bytes, 0, bytes.size())));
+    // And the reader's check accepts what the writer made.
+    Result check = Check(Format::kCbor, Hex(det.out), {}, Deterministic());
+    EXPECT_TRUE(check.status.ok()) << check.status.message;
+  }
+}
+
+// ---- the reader's check (validate --deterministic) ----
+
+void ExpectNotDeterministic(std::string_view hex, uint64_t at, const char* path, const char* rule) {
+  Result r = Check(Format::kCbor, Hex(hex), {}, Deterministic());
+  EXPECT_REFUSED(r, "not_deterministic", at, path);
+  EXPECT_NE(r.status.message.find(rule), std::string::npos) << r.status.message;
+  // Without the option the same input is valid CBOR.
+  EXPECT_TRUE(Check(Format::kCbor, Hex(hex)).status.ok()) << hex;
+}
+
+TEST(DeterministicCborCheck, EachRuleRefusedWhereItIsBroken) {
+  ExpectNotDeterministic("1805", 0, "", "shortest head");          // 5 in two bytes
+  ExpectNotDeterministic("8219000101", 1, "/0", "shortest head");  // 1 in three bytes
+  ExpectNotDeterministic(
+      "a1780161"
+      "01",
+      1, "", "shortest head");                               // a key's length
+  ExpectNotDeterministic("d8010a", 0, "", "shortest head");  // tag 1 in two bytes
+  ExpectNotDeterministic("9f01ff", 0, "", "array of indefinite length");
+  ExpectNotDeterministic(
+      "a1616bbf01"
+      "02ff",
+      3, "/k", "map of indefinite length");
+  ExpectNotDeterministic("7f6161ff", 0, "", "string of indefinite length");
+  ExpectNotDeterministic("fa3fc00000", 0, "", "float");          // 1.5 fits a half
+  ExpectNotDeterministic("fb3ff8000000000000", 0, "", "float");  // 1.5 again
+}
+
+TEST(DeterministicCborCheck, KeysOutOfOrderAreLocatedAtTheLaterKey) {
+  // {"b":1,"a":1}: "a" at byte 4 comes after "b".
+  ExpectNotDeterministic("a2616201616101", 4, "/a", "increasing bytewise order");
+  // {"aa":1,"b":2}: length first, so "b" must come first.
+  ExpectNotDeterministic("a262616101616202", 5, "/b", "increasing bytewise order");
+  // In a nested map, at its own key.
+  ExpectNotDeterministic("a16178a2617a01617901", 7, "/x/y", "increasing bytewise order");
+}
+
+TEST(DeterministicCborCheck, DeterministicInputPasses) {
+  for (std::string_view hex :
+       {"00", "1818", "190100", "f93e00", "fa47c35000", "fb3fb999999999999a", "a2616101616202",
+        "a40a0118640320026"
+        "17a04",
+        "a2006179c1006178", "80", "a0", "60", "40", "c11a514b67b0"}) {
+    SCOPED_TRACE(hex);
+    Result r = Check(Format::kCbor, Hex(hex), {}, Deterministic());
+    EXPECT_TRUE(r.status.ok()) << r.status.message;
+  }
+}
+
+}  // namespace
+}  // namespace rosetta::codec::testing
