@@ -4,7 +4,7 @@
 # and the front-ends benchmark (h2load), and writes the "## Service", "## Front-ends" and
 # "## Datasets" sections of docs/benchmarks.md (others are left as they are).
 #   scripts/benchmarks.sh                        # everything (about 10 minutes; REPS=5: 15)
-#   ONLY=service scripts/benchmarks.sh           # or ONLY=frontends, ONLY=datasets, ONLY=codec
+#   ONLY=service scripts/benchmarks.sh           # or ONLY=frontends, ONLY=overload, ONLY=datasets, ONLY=codec
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
 # Knobs: BUILD_DIR (build-benchmarks), SEED (42), REPS (3), DURATION (10), WARMUP (2),
 # CONNECTIONS (4), INFLIGHT (16), OPEN_INFLIGHT (64), RATE_FRACTIONS (0.7,0.35: open-loop rates as
@@ -95,6 +95,23 @@ if [ "$ONLY" = all ] || [ "$ONLY" = frontends ]; then
   cat "$OUT/frontends.md"
 fi
 
+if [ "$ONLY" = all ] || [ "$ONLY" = overload ]; then
+  {
+    echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(machine). A legitimate client (rosetta-load, gRPC unary"
+    echo "Transcode of \`log_1k.json\`, open loop at 2,000 requests/s on 2 connections, 8 s) beside a flood: h2load"
+    echo "on 64 connections, each sending 3.5 MiB JSON -> CBOR Transcode calls back to back, one in flight per"
+    echo "connection. rosettad with 2 I/O threads and --max-inflight-bytes as in the row; the flood's answered"
+    echo "and refused calls from rosettad's own metrics; peak RSS is VmHWM over the RSS before the run."
+    echo
+    echo "\`\`\`sh"
+    echo "ONLY=overload scripts/benchmarks.sh   # or: /usr/bin/python3 load/bench/overload_bench.py --build BUILD --datasets DIR"
+    echo "\`\`\`"
+    echo
+    /usr/bin/python3 load/bench/overload_bench.py --build "$BUILD" --datasets "$BUILD/datasets" --seconds 8
+  } >"$OUT/overload.md"
+  cat "$OUT/overload.md"
+fi
+
 [ "${NO_DOC:-0}" = 1 ] && exit 0
 # Replace (or append) only our two sections of docs/benchmarks.md.
 /usr/bin/python3 - "$OUT" "$ONLY" <<'PY'
@@ -107,6 +124,8 @@ if only in ("all", "service"):
     sections.append(("## Service", open(os.path.join(out, "service.md")).read()))
 if only in ("all", "frontends"):
     sections.append(("## Front-ends", open(os.path.join(out, "frontends.md")).read()))
+if only in ("all", "overload"):
+    sections.append(("## Overload", open(os.path.join(out, "overload.md")).read()))
 if only in ("all", "datasets"):
     sections.append(("## Datasets", open(os.path.join(out, "datasets.md")).read()))
 for heading, body in sections:

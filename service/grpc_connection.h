@@ -151,8 +151,8 @@ class GrpcConnection : public std::enable_shared_from_this<GrpcConnection> {
   std::unordered_map<int32_t, std::unique_ptr<Stream>> streams_;
 
   std::unique_ptr<char[]> read_buf_;
-  std::string out_;      // frames made, not yet written
-  std::string writing_;  // frames being written
+  std::string out_;           // frames made, not yet written
+  std::string writing_;       // frames being written
   bool handshaking_ = false;  // TLS handshake under way: nothing is read or written yet
   bool reading_ = false;
   bool writing_now_ = false;

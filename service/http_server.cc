@@ -159,8 +159,8 @@ class RequestParser final : public http::basic_parser<true> {
   explicit RequestParser(Session& session) : session_(session) {}
 
  private:
-  void on_request_impl(http::verb method, boost::beast::string_view, boost::beast::string_view target,
-                       int, boost::system::error_code&) override {
+  void on_request_impl(http::verb method, boost::beast::string_view,
+                       boost::beast::string_view target, int, boost::system::error_code&) override {
     session_.method_ = method;
     session_.target_.assign(target.data(), target.size());
     session_.content_type_.clear();
@@ -285,21 +285,20 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     const heap::Counts after = heap::ThisThread();
     read_allocations_.bytes += after.bytes - before.bytes;
     read_allocations_.calls += after.calls - before.calls;
-    stream_.ReadSome(room,
-                            [self = shared_from_this()](boost::system::error_code ec, size_t n) {
-                              self->reading_ = false;
-                              if (self->closed_) return;
-                              if (ec) {
-                                // The client closed (or reset): answers already made are still
-                                // written.
-                                self->stop_reading_ = true;
-                                if (!self->writing_ && self->out_.empty()) self->Close();
-                                return;
-                              }
-                              self->in_.commit(n);
-                              if (self->stream_.tls()) self->ReadRecordsHere(n);
-                              self->Process();
-                            });
+    stream_.ReadSome(room, [self = shared_from_this()](boost::system::error_code ec, size_t n) {
+      self->reading_ = false;
+      if (self->closed_) return;
+      if (ec) {
+        // The client closed (or reset): answers already made are still
+        // written.
+        self->stop_reading_ = true;
+        if (!self->writing_ && self->out_.empty()) self->Close();
+        return;
+      }
+      self->in_.commit(n);
+      if (self->stream_.tls()) self->ReadRecordsHere(n);
+      self->Process();
+    });
   }
 
   // Over TLS a read returns one record: the records already received are taken too, so
@@ -584,18 +583,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     writing_buf_.clear();
     std::swap(writing_buf_, out_);
     stream_.Write(asio::buffer(writing_buf_),
-                      [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                        self->writing_ = false;
-                        if (self->closed_) return;
-                        if (ec || (self->close_after_ && self->out_.empty())) return self->Close();
-                        if (self->writing_buf_.capacity() > (1 << 20))
-                          std::string().swap(self->writing_buf_);
-                        if (self->stop_reading_ && self->out_.empty()) return self->Close();
-                        // A read in progress writes into in_: Process (which consumes in_)
-                        // runs when it completes; answers made meanwhile go out now.
-                        if (self->reading_) return self->Flush();
-                        self->Process();
-                      });
+                  [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                    self->writing_ = false;
+                    if (self->closed_) return;
+                    if (ec || (self->close_after_ && self->out_.empty())) return self->Close();
+                    if (self->writing_buf_.capacity() > (1 << 20))
+                      std::string().swap(self->writing_buf_);
+                    if (self->stop_reading_ && self->out_.empty()) return self->Close();
+                    // A read in progress writes into in_: Process (which consumes in_)
+                    // runs when it completes; answers made meanwhile go out now.
+                    if (self->reading_) return self->Flush();
+                    self->Process();
+                  });
   }
 
   // ---- the deadline

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     } else if (server.ReloadTls(&error)) {
       std::fprintf(stderr, "rosettad: SIGHUP: TLS reloaded\n");
     } else {
-      std::fprintf(stderr, "rosettad: SIGHUP: TLS reload failed, keeping the previous certificate: %s\n",
+      std::fprintf(stderr,
+                   "rosettad: SIGHUP: TLS reload failed, keeping the previous certificate: %s\n",
                    error.c_str());
     }
   }

@@ -255,10 +255,10 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (stream_.tls()) return TlsRead();
     reading_ = true;
     stream_.socket().async_wait(tcp::socket::wait_read,
-                       Pool([self = shared_from_this()](boost::system::error_code ec) {
-                         self->reading_ = false;
-                         self->OnRead(ec);
-                       }));
+                                Pool([self = shared_from_this()](boost::system::error_code ec) {
+                                  self->reading_ = false;
+                                  self->OnRead(ec);
+                                }));
   }
 
   void OnRead(boost::system::error_code ec) {
@@ -607,7 +607,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   static constexpr size_t kTlsReadBytes = 64 << 10;  // as the plaintext read-ahead
-  ByteStream stream_;  // the socket, or TLS over it
+  ByteStream stream_;                                // the socket, or TLS over it
   asio::steady_timer timer_;
   TcpServer& server_;
   size_t worker_;
@@ -622,8 +622,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   enum class Deadline : uint8_t { kIdle, kFrame, kLinger } deadline_kind_ = Deadline::kIdle;
   // Asynchronous operations outstanding (one of each at most).
   bool reading_ = false, writing_ = false, timer_armed_ = false;
-  heap::Counts read_allocations_;  // by reads since the last answered request
-  AdmissionTicket admitted_;       // the current frame's claim
+  heap::Counts read_allocations_;   // by reads since the last answered request
+  AdmissionTicket admitted_;        // the current frame's claim
   std::unique_ptr<char[]> tls_in_;  // TLS: decrypted bytes not yet in the frame reader
   size_t tls_have_ = 0, tls_used_ = 0;
 };
