@@ -130,7 +130,7 @@ class HeapScope {
 // thread does. Default options (strict mapping, duplicate keys refused) unless
 // `allow_duplicate_keys`, which measures what the I-JSON duplicate check costs.
 void RosettaTranscode(benchmark::State& state, const Document* doc, Pair pair,
-                      bool allow_duplicate_keys) {
+                      bool allow_duplicate_keys, bool deterministic) {
   const PaddedInput& input = doc->In(pair.from);
   TranscodeRequest request;
   request.from = pair.from;
@@ -138,6 +138,7 @@ void RosettaTranscode(benchmark::State& state, const Document* doc, Pair pair,
   request.input = input.view();
   request.input_padding = kInputPadding;
   request.options.allow_duplicate_keys = allow_duplicate_keys;
+  request.options.deterministic = deterministic;
   OutputBuffer out;
   TranscodeStats stats;
   if (Status s = Transcode(request, out, &stats); !s.ok()) {  // warm-up, untimed
@@ -327,10 +328,14 @@ void RegisterAll() {
     const Document* d = &doc;
     for (Pair p : pairs) {
       const std::string prefix = PairName(p) + "/" + d->name + "/";
-      benchmark::RegisterBenchmark((prefix + "rosetta").c_str(), RosettaTranscode, d, p, false);
+      benchmark::RegisterBenchmark((prefix + "rosetta").c_str(), RosettaTranscode, d, p, false,
+                                   false);
       benchmark::RegisterBenchmark((prefix + "rosetta_dupkeys_allowed").c_str(), RosettaTranscode,
-                                   d, p, true);
+                                   d, p, true, false);
       benchmark::RegisterBenchmark((prefix + "nlohmann").c_str(), NlohmannTranscode, d, p);
+      if (p.to == Format::kCbor)  // option deterministic: every map's entries sorted
+        benchmark::RegisterBenchmark((prefix + "rosetta_deterministic").c_str(), RosettaTranscode,
+                                     d, p, false, true);
     }
     const std::string prefix = "json_to_json/" + d->name + "/";
     benchmark::RegisterBenchmark((prefix + "rapidjson_sax_minify").c_str(),

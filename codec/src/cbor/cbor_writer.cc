@@ -39,7 +39,8 @@ bool BasicCborWriter<kDeterministic>::FillLongSlot(uint8_t major, uint64_t slot,
 // 4.2.1). Its starts are key, value, key, value, ...: entry i is [starts[2i], the next
 // entry's start or the end of the output), its key [starts[2i], starts[2i + 1]). An order
 // of entry numbers is sorted, not the entries; the bytes move once, through a copy of the
-// content, and only when the input's order was not already the right one.
+// content, and only when the input's order was not already the right one. The order and
+// the copy are kept for the next map (they grow, charged to the budget, and never shrink).
 template <bool kDeterministic>
 bool BasicCborWriter<kDeterministic>::SortEntries() {
   const size_t first = maps_.back();
@@ -60,26 +61,36 @@ bool BasicCborWriter<kDeterministic>::SortEntries() {
   bool sorted = true;
   for (size_t e = 1; e < entries && sorted; ++e) sorted = key(e - 1) < key(e);
   if (!sorted) {
-    BudgetVector<uint32_t> order(ctx_);
-    if (!order.Reserve(entries)) return false;
-    for (size_t e = 0; e < entries; ++e) order.Push(static_cast<uint32_t>(e));
-    uint32_t* o = &order[0];
-    std::sort(o, o + entries, [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    // Sorted by the first 8 bytes of each key as one big-endian number (zero-padded), the
+    // whole keys compared only where those are equal.
+    order_.Truncate(0);
+    if (!order_.Reserve(entries)) return false;
+    for (size_t e = 0; e < entries; ++e) {
+      const std::string_view k = key(e);
+      unsigned char head[8] = {};
+      std::memcpy(head, k.data(), std::min<size_t>(k.size(), 8));
+      uint64_t prefix = 0;
+      for (unsigned char b : head) prefix = prefix << 8 | b;
+      order_.Push(SortEntry{prefix, static_cast<uint32_t>(e)});
+    }
+    SortEntry* o = &order_[0];
+    std::sort(o, o + entries, [&](const SortEntry& a, const SortEntry& b) {
+      return a.prefix != b.prefix ? a.prefix < b.prefix : key(a.entry) < key(b.entry);
+    });
     for (size_t i = 1; i < entries; ++i) {
-      if (key(o[i - 1]) == key(o[i])) {
+      if (o[i - 1].prefix == o[i].prefix && key(o[i - 1].entry) == key(o[i].entry)) {
         return ctx_.Fail(ErrorCode::kDuplicateKey,
                          "deterministic CBOR: a map holds the same key twice");
       }
     }
     const uint64_t content = starts_[first];
-    BudgetVector<char> copy(ctx_);
-    if (!copy.Reserve(end - content)) return false;
-    char* c = &copy[0];
+    if (!copy_.Reserve(end - content)) return false;
+    char* c = &copy_[0];
     std::memcpy(c, base + content, end - content);
     char* to = out_.data() + content;
     for (size_t i = 0; i < entries; ++i) {
-      const uint64_t from = starts_[first + 2 * o[i]];
-      const uint64_t size = entry_end(o[i]) - from;
+      const uint64_t from = starts_[first + 2 * o[i].entry];
+      const uint64_t size = entry_end(o[i].entry) - from;
       std::memcpy(to, c + (from - content), size);
       to += size;
     }

@@ -31,7 +31,7 @@ template <bool kDeterministic>
 class BasicCborWriter {
  public:
   BasicCborWriter(Context& ctx, OutputBuffer& out)
-      : ctx_(ctx), out_(out), stack_(ctx), starts_(ctx), maps_(ctx) {}
+      : ctx_(ctx), out_(out), stack_(ctx), starts_(ctx), maps_(ctx), order_(ctx), copy_(ctx) {}
 
   bool Null() { return Byte(0xf6); }
   bool Undefined() { return Byte(0xf7); }
@@ -200,6 +200,12 @@ class BasicCborWriter {
   // run of starts begins, and where the tags of the item due start.
   BudgetVector<uint64_t> starts_;
   BudgetVector<uint64_t> maps_;
+  struct SortEntry {
+    uint64_t prefix;  // the key's first 8 bytes, big-endian
+    uint32_t entry;
+  };
+  BudgetVector<SortEntry> order_;  // a closing map's entries, sorted
+  BudgetVector<char> copy_;        // its content, while its entries move
   uint64_t tag_start_ = kNone;
 };
 
