@@ -39,6 +39,7 @@ COMMITTED=tests/fuzz
 # whole step took about 7 min in three runs, replay of the committed inputs included).
 declare -A CI_RUNS=(
   [fuzz_cbor_reader]=500000
+  [fuzz_deterministic]=300000
   [fuzz_fast_to_json]=1500000
   [fuzz_json_reader]=90000
   [fuzz_msgpack_reader]=600000

@@ -40,6 +40,7 @@ for i, (fmt, blob) in enumerate(seeds):
     for to in range(3):
         put('fuzz_transcode', 'seed_%04d_%d' % (i, to), bytes([fmt + 3 * to]) + blob)
     put('fuzz_roundtrip', 'seed_%04d' % i, bytes([fmt]) + blob)
+    put('fuzz_deterministic', 'seed_%04d' % i, bytes([fmt]) + blob)
 
 # fast_to_json: bit 0 of the first byte picks CBOR (1) or MessagePack (0).
 for i, blob in enumerate(cbor):
