@@ -2,7 +2,7 @@
 // entries sorted bytewise by their keys' encodings, inside out) and the reader's check
 // behind `validate --deterministic` (each rule refused with not_deterministic, located).
 // Expected bytes are written by hand from the RFC; the property test compares the writer
-// with the plain writer's output sorted by a small independent CBOR walker written here.
+// with the plain writer's output sorted by an independent walker (support/cbor_sorted.h).
 #include <algorithm>
 #include <random>
 #include <string>
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "codec_test_support.h"
+#include "support/cbor_sorted.h"
 
 namespace rosetta::codec::testing {
 namespace {
@@ -100,64 +101,6 @@ TEST(DeterministicCborWriter, SortingIsChargedToTheBudget) {
   EXPECT_GT(sorted.stats.peak_bytes, plain.stats.peak_bytes);
 }
 
-// An independent walker: splits one CBOR item (definite lengths only, as the writer
-// makes) and rebuilds it with every map's entries sorted by their encoded keys.
-size_t ItemEnd(const std::string& b, size_t p) {
-  const uint8_t ib = static_cast<uint8_t>(b[p]);
-  const int major = ib >> 5, ai = ib & 31;
-  size_t n = 1;
-  uint64_t arg = ai;
-  if (ai >= 24) {
-    const int bytes = 1 << (ai - 24);
-    arg = 0;
-    for (int i = 0; i < bytes; ++i) arg = arg << 8 | static_cast<uint8_t>(b[p + 1 + i]);
-    n += bytes;
-  }
-  p += n;
-  switch (major) {
-    case 2:
-    case 3:
-      return p + arg;
-    case 4:
-      for (uint64_t i = 0; i < arg; ++i) p = ItemEnd(b, p);
-      return p;
-    case 5:
-      for (uint64_t i = 0; i < 2 * arg; ++i) p = ItemEnd(b, p);
-      return p;
-    case 6:
-      return ItemEnd(b, p);
-    default:
-      return p;
-  }
-}
-
-std::string Sorted(const std::string& b, size_t p, size_t end) {
-  const uint8_t ib = static_cast<uint8_t>(b[p]);
-  const int major = ib >> 5, ai = ib & 31;
-  const size_t head = ai < 24 ? 1 : 1 + (size_t{1} << (ai - 24));
-  if (major != 4 && major != 5 && major != 6) return b.substr(p, end - p);
-  std::string out = b.substr(p, head);
-  size_t q = p + head;
-  if (major == 6) return out + Sorted(b, q, end);
-  if (major == 4) {
-    while (q < end) {
-      const size_t e = ItemEnd(b, q);
-      out += Sorted(b, q, e);
-      q = e;
-    }
-    return out;
-  }
-  std::vector<std::pair<std::string, std::string>> entries;
-  while (q < end) {
-    const size_t k = ItemEnd(b, q), v = ItemEnd(b, k);
-    entries.emplace_back(Sorted(b, q, k), Sorted(b, k, v));
-    q = v;
-  }
-  std::sort(entries.begin(), entries.end());
-  for (auto& [k, v] : entries) out += k + v;
-  return out;
-}
-
 std::string RandomJson(std::mt19937& rng, int depth) {
   std::uniform_int_distribution<int> kind(0, depth > 2 ? 2 : 5);
   switch (kind(rng)) {
@@ -198,7 +141,7 @@ TEST(DeterministicCborWriter, EqualsThePlainOutputSortedByAnIndependentWalker) {
     Result plain = JsonToCbor(json), det = JsonToCbor(json, {}, Deterministic());
     ASSERT_TRUE(plain.status.ok() && det.status.ok()) << det.status.message;
     const std::string bytes = Hex(plain.out);
-    EXPECT_EQ(det.out, ToHex(Sorted(bytes, 0, bytes.size())));
+    EXPECT_EQ(det.out, ToHex(::rosetta::testing::CborSorted(bytes)));
     // And the reader's check accepts what the writer made.
     Result check = Check(Format::kCbor, Hex(det.out), {}, Deterministic());
     EXPECT_TRUE(check.status.ok()) << check.status.message;
