@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -54,6 +55,13 @@ struct ServiceConfig {
   static codec::Limits DefaultLimits() { return codec::ServerDefaultLimits(); }
   uint64_t EffectiveGrpcMaxReceive() const {
     return grpc_max_receive_bytes ? grpc_max_receive_bytes : limits.max_input_bytes + (64 << 10);
+  }
+  // The in-flight bound admission applies: max_inflight_bytes, raised to the largest claim
+  // one request can make (a gRPC message, or a TCP frame: payload, 10-byte header and up to
+  // 64 KiB of message type), so that one largest request alone is always admitted.
+  uint64_t EffectiveMaxInflight() const {
+    const uint64_t largest_frame = limits.max_input_bytes + 10 + 0xffff;
+    return std::max({max_inflight_bytes, EffectiveGrpcMaxReceive(), largest_frame});
   }
 };
 

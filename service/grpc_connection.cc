@@ -200,7 +200,9 @@ void GrpcConnection::DoRead() {
         // Over TLS a read returns one record: the records already received are taken too,
         // so that a batch of calls is answered in one write (an error is found again by
         // the next read).
-        while (!ec && self->stream_.tls() && n < kReadSize)
+        // (Not while a write is out: a read that must answer, such as a TLS 1.3 key
+        // update, would write beside it.)
+        while (!ec && self->stream_.tls() && !self->writing_now_ && n < kReadSize)
           n += self->stream_.ReadNow(asio::buffer(self->read_buf_.get() + n, kReadSize - n), ec);
         const ssize_t rc = nghttp2_session_mem_recv(
             self->session_, reinterpret_cast<const uint8_t*>(self->read_buf_.get()), n);
@@ -366,6 +368,7 @@ void GrpcConnection::OnTimer() {
              "message not received whole within grpc_message_timeout_ms");
     }
     s->discarding = true;
+    s->admitted.Release();  // its bytes are dropped from now on
   }
   Flush();
   ArmTimer();
@@ -603,6 +606,11 @@ void GrpcConnection::ReleaseBuffered(size_t n) {
 
 void GrpcConnection::MessageDone(Stream& s, std::string_view message, size_t padding) {
   ++s.messages;
+  // The message's claim ends with it, however it ends: its payload is not kept.
+  struct ReleaseClaim {
+    AdmissionTicket& ticket;
+    ~ReleaseClaim() { ticket.Release(); }
+  } release{s.admitted};
   std::string inflated;
   if (s.message_compressed) {
     bool too_large = false;
@@ -611,6 +619,14 @@ void GrpcConnection::MessageDone(Stream& s, std::string_view message, size_t pad
       Finish(s, too_large ? grpc::Code::kResourceExhausted : grpc::Code::kInternal,
              too_large ? "inflated message passes grpc_max_receive_bytes"
                        : "message is not valid gzip");
+      s.discarding = true;
+      return;
+    }
+    // What it inflated to is claimed too (the prefix claimed the compressed size).
+    if (inflated.size() > message.size() && !s.admitted.Grow(inflated.size() - message.size())) {
+      Admission& admission = server_.pipeline_.admission();
+      server_.metrics_.Rejected(Transport::kGrpc, Rejection::kOverloaded);
+      FinishError(s, grpc::Code::kResourceExhausted, admission.Refusal(inflated.size()));
       s.discarding = true;
       return;
     }

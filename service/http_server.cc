@@ -260,6 +260,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void Close() {
     if (closed_) return;
     closed_ = true;
+    admitted_.Release();
     boost::system::error_code ec;
     timer_.cancel();
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
@@ -306,7 +307,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void ReadRecordsHere(size_t got) {
     const heap::Counts before = heap::ThisThread();
     boost::system::error_code ec;
-    while (!ec && got < kReadBytes) {
+    while (!ec && !writing_ && got < kReadBytes) {  // not beside a write (a key update)
       const size_t n = stream_.ReadNow(in_.prepare(kReadBytes - got), ec);
       in_.commit(n);
       got += n;
@@ -334,7 +335,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         break;
       }
       if (parser_->is_done()) {
-        if (!parser_->refused()) Handle();  // a refused one was answered at its header
+        // A refused one was answered at its header; one whose body was dropped is answered
+        // now.
+        if (!parser_->refused() || std::exchange(drop_body_, false)) Handle();
         parser_.reset();
         admitted_.Release();
       } else if (used == 0) {
@@ -361,6 +364,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   void RequestError(boost::system::error_code ec) {
+    admitted_.Release();
+    drop_body_ = false;
     if (ec == http::error::body_limit) {  // a declared Content-Length, or a chunked body
       codec::Status s;
       s.code = codec::ErrorCode::kInputTooLarge;
@@ -392,6 +397,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     query_ = path_.size() < target.size() ? target.substr(path_.size() + 1) : std::string_view();
     keep_alive_ = parser.keep_alive();
     const auto length = parser.content_length();
+    // Only a request rosettad will transcode keeps its body; any other (a health check, a
+    // path or method it does not serve, anything on the health listener) has its body
+    // dropped as it arrives, claims nothing and is answered when it ends.
+    if (server_.health_only_ || method_ != http::verb::post ||
+        (path_ != "/v1/transcode" && path_ != "/v1/validate")) {
+      drop_body_ = true;
+      return false;
+    }
     Admission& admission = server_.pipeline_.admission();
     if (!admitted_.Acquire(admission, length.value_or(0))) {
       server_.metrics_.Rejected(Transport::kHttp, Rejection::kOverloaded);
@@ -409,6 +422,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (size <= admitted_.bytes() || admitted_.Grow(size - admitted_.bytes())) return true;
     server_.metrics_.Rejected(Transport::kHttp, Rejection::kOverloaded);
     Problem(server_.pipeline_.admission().Refusal(size), false);
+    admitted_.Release();  // the rest of the body is dropped
     return false;
   }
 
@@ -631,7 +645,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void OnTimer() {
     const auto now = Clock::now();
     if (now < deadline_) return Arm(deadline_);
-    if (writing_) {  // answers are still going out: that is progress, not a stall
+    // Answers still going out are progress for an idle connection, not for a request
+    // whose header or body is overdue (it may hold an admission claim).
+    if (writing_ && deadline_reason_ == Rejection::kIdleTimeout) {
       return Arm(now + std::chrono::milliseconds(config().http_idle_timeout_ms));
     }
     server_.metrics_.Rejected(Transport::kHttp, deadline_reason_);
@@ -670,6 +686,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool closed_ = false;
   bool handshaking_ = false;  // TLS handshake under way
   uint64_t answered_ = 0;     // requests answered on this connection
+  bool drop_body_ = false;    // the request is not one that keeps its body (HeaderDone)
 };
 
 HttpServer::HttpServer(const ServiceConfig& config, Metrics& metrics, Pipeline& pipeline,

@@ -15,12 +15,21 @@ std::string WithPort(const std::string& listen, int port) {
 Server::Server(ServiceConfig config)
     : config_(std::move(config)),
       metrics_(std::make_unique<Metrics>()),
-      pipeline_(std::make_unique<Pipeline>(*metrics_, config_.max_inflight_bytes)) {
+      pipeline_(std::make_unique<Pipeline>(*metrics_, config_.EffectiveMaxInflight())) {
   metrics_->ExposeInflight(
       [p = pipeline_.get()] { return static_cast<double>(p->admission().inflight()); });
 }
 
-Server::~Server() { Drain(); }
+Server::~Server() {
+  Drain();
+  // The metrics first: a scrape in progress reads the pipeline's admission (inflight gauge).
+  health_.reset();
+  http_.reset();
+  tcp_.reset();
+  grpc_.reset();
+  pool_.reset();
+  metrics_.reset();
+}
 
 bool Server::Start(std::string* error) {
   g_request_metrics = config_.request_metrics != 0;

@@ -299,7 +299,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     tls_used_ = 0;
     // One wake-up takes every record that is already here (a client that writes each frame
     // as its own record must not cost one wake-up and one answer write per frame).
-    while (!ec && tls_have_ < kTlsReadBytes) {
+    // (Not while a write is out: a read that must answer, such as a TLS 1.3 key update,
+    // would write beside it.)
+    while (!ec && !writing_ && tls_have_ < kTlsReadBytes) {
       const size_t more =
           stream_.ReadNow(asio::buffer(tls_in_.get() + tls_have_, kTlsReadBytes - tls_have_), ec);
       tls_have_ += more;

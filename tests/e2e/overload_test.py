@@ -5,7 +5,7 @@ More concurrent large requests than the bound holds arrive on gRPC, HTTP and TCP
 finishes only once every one has).
 Checked: every refused request got `overloaded` in its transport's form (gRPC
 RESOURCE_EXHAUSTED with rosetta-error-bin code overloaded, HTTP 503 problem+json with
-Retry-After, TCP status 19) and the connection goes on; every admitted one got its right
+Retry-After, TCP status 19) and its connection answers a next request; every admitted one got its right
 answer (the JSON it sent, re-encoded: compared by value); some were admitted and some
 refused; rosetta_rejected_total{reason="overloaded"} counts exactly the refusals;
 rosetta_inflight_bytes returns to 0; and the server's peak RSS stays under its idle RSS
@@ -83,11 +83,11 @@ def run_load(server, pb, pbg, body, records):
     """PER_TRANSPORT concurrent requests on each transport, all released at once. Returns
     {transport: (admitted_ok, refused_ok, wrong)} with wrong listing what was neither."""
     import grpc
-    barrier = threading.Barrier(3 * PER_TRANSPORT)
+    barrier = threading.Barrier(3 * PER_TRANSPORT, timeout=60)
     # HTTP and TCP clients send all of a body but its last KiB, wait until every one of
     # them has, then finish: so all their requests are in flight at once, whatever the
     # scheduling (the gRPC library sends its messages whole).
-    prefix_sent = threading.Barrier(2 * PER_TRANSPORT)
+    prefix_sent = threading.Barrier(2 * PER_TRANSPORT, timeout=60)
     cut = len(body) - 1024
     lock = threading.Lock()
     results = {t: [0, 0, []] for t in ('grpc', 'http', 'tcp')}
@@ -121,7 +121,13 @@ def run_load(server, pb, pbg, body, records):
             md = dict(e.trailing_metadata() or ())
             err = pb.Error.FromString(md.get('rosetta-error-bin', b''))
             if e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and err.code == 'overloaded':
-                note('grpc', 'refused')
+                # The channel (its connection) goes on after a refusal.
+                try:
+                    small = stub.Transcode(pb.TranscodeRequest(input_format=1, output_format=1, payload=b'[1]'),
+                                           timeout=30)
+                    note('grpc', 'refused' if small.payload == b'[1]' else 'wrong', 'gRPC after a refusal')
+                except grpc.RpcError as e2:
+                    note('grpc', 'wrong', 'gRPC after a refusal: %s %s' % (e2.code(), e2.details()))
             else:
                 note('grpc', 'wrong', 'gRPC %s %s' % (e.code(), e.details()))
 
@@ -142,10 +148,16 @@ def run_load(server, pb, pbg, body, records):
             if r.status == 200:
                 note('http', 'ok' if right(data) else 'wrong', 'HTTP answer differs')
             elif r.status == 503 and r.getheader('Retry-After') and json.loads(data).get('title') == 'overloaded':
-                note('http', 'refused')
+                # The connection goes on after a refusal: the next request is answered.
+                s.sendall(b'GET /healthz HTTP/1.1\r\nHost: rosetta\r\n\r\n')
+                r2 = http.client.HTTPResponse(s)
+                r2.begin()
+                again = (r2.status, r2.read())
+                note('http', 'refused' if again == (200, b'ok\n') else 'wrong',
+                     'HTTP connection after a refusal: %r' % (again,))
             else:
                 note('http', 'wrong', 'HTTP %d %r' % (r.status, data[:100]))
-        except (OSError, http.client.HTTPException) as e:
+        except (OSError, http.client.HTTPException, threading.BrokenBarrierError) as e:
             note('http', 'wrong', 'HTTP %r' % e)
         finally:
             s.close()
@@ -169,7 +181,7 @@ def run_load(server, pb, pbg, body, records):
                      'TCP connection after a refusal: %r' % ((status, rid, data[:40]),))
             else:
                 note('tcp', 'wrong', 'TCP status %d id %d %r' % (status, rid, data[:100]))
-        except OSError as e:
+        except (OSError, threading.BrokenBarrierError) as e:
             note('tcp', 'wrong', 'TCP %r' % e)
         finally:
             s.close()
@@ -196,7 +208,8 @@ def main():
         pbg = importlib.import_module('rosetta.v1.transcoder_pb2_grpc')
         unbounded_peak = None
         for bound in (None, BOUND):
-            args = ['--io-threads', '2'] + (['--max-inflight-bytes', str(bound)] if bound else [])
+            # No bound: one past anything this load can claim (the default, 256 MiB, is not).
+            args = ['--io-threads', '2', '--max-inflight-bytes', str(bound if bound else 1 << 40)]
             with Rosettad(binary, *args) as server:
                 # Idle RSS after one request of each kind has warmed the process up.
                 one = run_single(server, pb, pbg, body, records)

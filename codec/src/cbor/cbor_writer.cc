@@ -84,6 +84,15 @@ bool BasicCborWriter<kDeterministic>::SortEntries() {
       }
     }
     const uint64_t content = starts_[first];
+    // A map moves its whole content, maps nested in it included, so maps nested out of
+    // order could move a large value once per level: the bytes moved are bounded by four
+    // times max_output_bytes, which keeps the cost linear in the output whatever the shape.
+    moved_ += end - content;
+    if (moved_ / 4 > ctx_.limits.max_output_bytes) {
+      return ctx_.Fail(ErrorCode::kBudgetExceeded,
+                       "deterministic CBOR: sorting maps nested out of order would move more "
+                       "than 4 x max_output_bytes");
+    }
     if (!copy_.Reserve(end - content)) return false;
     char* c = &copy_[0];
     std::memcpy(c, base + content, end - content);

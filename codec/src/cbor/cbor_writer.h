@@ -206,6 +206,7 @@ class BasicCborWriter {
   };
   BudgetVector<SortEntry> order_;  // a closing map's entries, sorted
   BudgetVector<char> copy_;        // its content, while its entries move
+  uint64_t moved_ = 0;             // bytes moved by sorting, all maps together
   uint64_t tag_start_ = kNone;
 };
 

@@ -89,8 +89,8 @@ TEST(DeterministicCborWriter, DuplicateKeysAreRefusedEvenWhereAllowed) {
 }
 
 TEST(DeterministicCborWriter, SortingIsChargedToTheBudget) {
-  // A map of 2,000 members in reverse order: its offsets and its copy are charged, so a
-  // budget that holds the output alone is not enough.
+  // A map of 2,000 members in reverse order: its offsets, its order and its copy are
+  // charged, so a budget that the plain transcode fits is too small for the sorted one.
   std::string json = "{";
   for (int i = 1999; i >= 0; --i)
     json += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + (i ? "," : "}");
@@ -99,6 +99,31 @@ TEST(DeterministicCborWriter, SortingIsChargedToTheBudget) {
   Result sorted = JsonToCbor(json, {}, Deterministic());
   ASSERT_TRUE(sorted.status.ok());
   EXPECT_GT(sorted.stats.peak_bytes, plain.stats.peak_bytes);
+  Limits tight;
+  tight.max_alloc_bytes = plain.stats.peak_bytes;
+  ASSERT_TRUE(JsonToCbor(json, tight).status.ok());
+  Result refused = JsonToCbor(json, tight, Deterministic());
+  EXPECT_EQ(CodeName(refused.status.code), "budget_exceeded") << refused.status.message;
+}
+
+TEST(DeterministicCborWriter, MapsNestedOutOfOrderCannotMoveABigValueOncePerLevel) {
+  // {"b":{"b":{... {"b":"<1 MiB>","a":0} ...},"a":0},"a":0}, 100 levels, each out of
+  // order: each level would move the big string again. Bounded by 4 x max_output_bytes.
+  const std::string big(1 << 20, 'x');
+  std::string json;
+  for (int i = 0; i < 100; ++i) json += "{\"b\":";
+  json += "\"" + big + "\"";
+  for (int i = 0; i < 100; ++i) json += ",\"a\":0}";
+  Limits limits;
+  limits.max_output_bytes = 2 << 20;
+  ASSERT_TRUE(JsonToCbor(json, limits).status.ok());
+  Result r = JsonToCbor(json, limits, Deterministic());
+  EXPECT_EQ(CodeName(r.status.code), "budget_exceeded") << r.status.message;
+  EXPECT_NE(r.status.message.find("out of order"), std::string::npos) << r.status.message;
+  // A few levels are sorted as usual.
+  const std::string shallow = "{\"b\":{\"b\":\"" + big + "\",\"a\":0},\"a\":0}";
+  Result ok = JsonToCbor(shallow, limits, Deterministic());
+  EXPECT_TRUE(ok.status.ok()) << ok.status.message;
 }
 
 std::string RandomJson(std::mt19937& rng, int depth) {
