@@ -15,6 +15,7 @@ PACKAGES=(
   libssl-dev openssl                                # TLS (Asio's ssl); the tests' certificates
   prometheus-cpp-dev prometheus                     # metrics, promtool and a real Prometheus in tests
   python3 python3-grpcio python3-grpc-tools python3-protobuf grpc-proto  # examples, e2e, contract-check
+  python3-pkg-resources                             # grpc_tools.protoc imports it (not a dependency in Debian)
   clang-14 libclang-rt-14-dev llvm-14               # fuzzers, sanitizers, the clang build
   clang-format-14                                   # the format check (.clang-format)
   valgrind                                          # independent count behind the allocation metrics
