@@ -160,6 +160,10 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) UsageError(std::string(a) + " needs a value");
       return argv[++i];
     };
+    if (a == "--help" || a == "-h") {  // rosetta transcode --help, rosetta validate --help
+      std::fputs(Usage().c_str(), stdout);
+      return 0;
+    }
     if (transcode && a == "--from") {
       request.from = ParseFormatFlag(a, value());
       have_from = true;
