@@ -240,7 +240,7 @@ def main():
                           (t, counted, refused))
                 total_ok = sum(r[0] for r in results.values())
                 total_refused = sum(r[1] for r in results.values())
-                check(total_ok >= 3, 'some requests admitted (%d)' % total_ok)
+                check(total_ok >= 1, 'some requests admitted (%d)' % total_ok)  # at least one: the bound holds two, and under ASan's pace as few as that may get in
                 check(total_refused > 0, 'some requests refused (%d)' % total_refused)
                 check(sanitized or peak <= limit_kib, 'peak RSS %d KiB within idle %d KiB + 3 x bound + 48 MiB = %d KiB '
                       '(unbounded: %d KiB)' % (peak, idle, limit_kib, unbounded_peak))
