@@ -101,12 +101,4 @@ void ByteStream::UseTls(std::shared_ptr<ssl::context> context, Alpn alpn) {
   SSL_set_ex_data(tls_->native_handle(), AlpnIndex(), const_cast<unsigned char*>(want));
 }
 
-std::string_view ByteStream::alpn() const {
-  if (!tls_) return {};
-  const unsigned char* data = nullptr;
-  unsigned int len = 0;
-  SSL_get0_alpn_selected(tls_->native_handle(), &data, &len);
-  return {reinterpret_cast<const char*>(data), len};
-}
-
 }  // namespace rosetta::service

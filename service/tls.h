@@ -54,8 +54,6 @@ class ByteStream {
   void UseTls(std::shared_ptr<boost::asio::ssl::context> context, Alpn alpn);
   bool tls() const { return tls_ != nullptr; }
   tcp::socket& socket() { return socket_; }
-  // The protocol ALPN chose ("" when none).
-  std::string_view alpn() const;
 
   template <class Handler>
   void Handshake(Handler&& handler) {
