@@ -24,10 +24,13 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
   if constexpr ((From == Format::kCbor || From == Format::kMsgpack) &&
                 std::is_same_v<Writer, JsonWriter>) {
     // The fast path first; on anything it does not take (fast_path/binary_to_json.h), the general
-    // path from the start, with what the fast one wrote and charged undone.
+    // path from the start, with what the fast one wrote and charged undone. It writes compact
+    // JSON with today's tag mapping only: pretty and timestamps_as_text take the general path.
     const AllocationBudget budget = ctx.budget;
     const size_t size = out.size();
-    if ((From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out)) return true;
+    if (!ctx.options.pretty && !ctx.options.timestamps_as_text &&
+        (From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out))
+      return true;
     // The output buffer keeps the capacity it grew to, free to the general path as the
     // capacity a thread's buffer keeps from an earlier request is (output.h).
     ctx.budget = budget;
