@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # The benchmark suite: builds (Release, benchmarks on), generates the data sets, runs the
-# format report, the service benchmarks (rosettad vs rosetta-echo, driven by rosetta-load)
-# and the front-ends benchmark (h2load), and writes the "## Service", "## Front-ends" and
-# "## Datasets" sections of docs/benchmarks.md (others are left as they are).
+# format report, the service benchmarks (rosettad vs rosetta-echo, driven by rosetta-load),
+# the front-ends benchmark (h2load) and the whole-process CLI benchmark, and writes the
+# "## Service", "## Front-ends", "## Overload", "## Datasets" and "## Whole-process CLI"
+# sections of docs/benchmarks.md (others are left as they are).
 #   scripts/benchmarks.sh                        # everything (about 10 minutes; REPS=5: 15)
 #   ONLY=service scripts/benchmarks.sh           # or ONLY=frontends, ONLY=overload, ONLY=datasets, ONLY=codec
+#   ONLY=cli scripts/benchmarks.sh               # whole-process CLI vs peers ("## Whole-process CLI"; its own
+#                                                # Release tree CLI_BUILD_DIR, default build-bench, no service)
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
 # Knobs: BUILD_DIR (build-benchmarks), SEED (42), REPS (3), DURATION (10), WARMUP (2),
 # CONNECTIONS (4), INFLIGHT (16), OPEN_INFLIGHT (64), RATE_FRACTIONS (0.7,0.35: open-loop rates as
 # fractions of echo's closed-loop maximum; the first is the latency bar's), RUNS (5, format report), MIN_TIME
 # (0.2), ROSETTA_DATA_DIR (../shared/data), NO_DOC=1 (print only, leave docs/ alone).
+# ONLY=cli: CLI_RUNS (5), CLI_ROSETTA (a rosetta binary to measure instead of CLI_BUILD_DIR's),
+# ROSETTA_CLI_BENCH_DATA (its generated inputs, about 3 GB; default CLI_BUILD_DIR/cli).
 # Raw results: $BUILD_DIR/benchmarks/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,12 +24,14 @@ OUT=$BUILD/benchmarks
 ONLY=${ONLY:-all}
 export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd "$ROOT/.." && pwd)/shared/data}
 
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
-  -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=ON >/dev/null
-ninja -C "$BUILD" -j"${JOBS:-2}" rosettad rosetta-compare rosetta-load rosetta-echo rosetta-datasets >&2
 mkdir -p "$OUT"
+if [ "$ONLY" != cli ]; then  # the CLI benchmark builds its own tree, without the service
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
+    -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=ON >/dev/null
+  ninja -C "$BUILD" -j"${JOBS:-2}" rosettad rosetta-compare rosetta-load rosetta-echo rosetta-datasets >&2
 
-"$BUILD/load/rosetta-datasets" --out "$BUILD/datasets" --seed "${SEED:-42}" >"$OUT/manifest.tsv"
+  "$BUILD/load/rosetta-datasets" --out "$BUILD/datasets" --seed "${SEED:-42}" >"$OUT/manifest.tsv"
+fi
 
 machine() {
   echo "$(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), commit $(git rev-parse --short HEAD)"
@@ -112,6 +119,42 @@ if [ "$ONLY" = all ] || [ "$ONLY" = overload ]; then
   cat "$OUT/overload.md"
 fi
 
+if [ "$ONLY" = all ] || [ "$ONLY" = cli ]; then
+  CLI_BUILD=${CLI_BUILD_DIR:-build-bench}
+  cmake -S . -B "$CLI_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
+    -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=OFF >/dev/null
+  if [ -n "${CLI_ROSETTA:-}" ]; then
+    ninja -C "$CLI_BUILD" -j"${JOBS:-2}" rosetta-cli-peers >&2
+  else
+    ninja -C "$CLI_BUILD" -j"${JOBS:-2}" rosetta rosetta-cli-peers >&2
+  fi
+  CLI_ROSETTA=${CLI_ROSETTA:-$CLI_BUILD/codec/rosetta}
+  CLI_DATA=${ROSETTA_CLI_BENCH_DATA:-$CLI_BUILD/cli}
+  {
+    echo "Each command below is one process, as a user runs it: start-up, reading the file (or the pipe),"
+    echo "the transcode, writing the output. Peers, one program (load/bench/cli_peers.cc), each on its library's"
+    echo "documented fastest whole-file path: nlohmann::json 3.11.2 \`json::parse\` of the file read at once, then"
+    echo "\`json::to_cbor\` into a vector, written; RapidJSON 1.1.0 \`Reader\` (kParseInsituFlag, otherwise default"
+    echo "flags: no UTF-8 validation, its fast inexact doubles; RAPIDJSON_SSE42) on the file read at once, into"
+    echo "\`Writer<StringBuffer>\`, written (its streaming \`FileReadStream\` -> \`Writer<FileWriteStream>\` path is the"
+    echo "row after it); simdjson 3.0.1 \`dom::parser::load\`, which parses and writes nothing. rosetta: default"
+    echo "limits and options (I-JSON duplicate-key refusal, UTF-8 validation and exact doubles on), except LIMITS"
+    echo "where a row shows them. Wall time and peak RSS of each process come from \`rosetta-cli-peers run\`, which"
+    echo "forks it and reads wait4's ru_maxrss (a Python runner cannot: a child's ru_maxrss starts from the RSS of"
+    echo "the process it was forked from; \`/bin/true\` measures 1 MiB this way). The JSON Lines log records"
+    echo "(\`rosetta-cli-peers jsonl-logs\`, about 900 bytes each) come from a fixed seed."
+    echo
+    echo '```sh'
+    echo "ONLY=cli scripts/benchmarks.sh   # or:"
+    echo "/usr/bin/python3 load/bench/cli_bench.py --rosetta $CLI_BUILD/codec/rosetta --peers $CLI_BUILD/load/rosetta-cli-peers --data $CLI_BUILD/cli"
+    echo '```'
+    echo
+    /usr/bin/python3 load/bench/cli_bench.py --rosetta "$CLI_ROSETTA" --peers "$CLI_BUILD/load/rosetta-cli-peers" \
+      --data "$CLI_DATA" --runs "${CLI_RUNS:-5}" --seed "${SEED:-42}"
+  } >"$OUT/cli.md"
+  cat "$OUT/cli.md"
+fi
+
 [ "${NO_DOC:-0}" = 1 ] && exit 0
 # Replace (or append) only our two sections of docs/benchmarks.md.
 /usr/bin/python3 - "$OUT" "$ONLY" <<'PY'
@@ -128,6 +171,8 @@ if only in ("all", "overload"):
     sections.append(("## Overload", open(os.path.join(out, "overload.md")).read()))
 if only in ("all", "datasets"):
     sections.append(("## Datasets", open(os.path.join(out, "datasets.md")).read()))
+if only in ("all", "cli"):
+    sections.append(("## Whole-process CLI", open(os.path.join(out, "cli.md")).read()))
 for heading, body in sections:
     text = f"{heading}\n\n<!-- written by scripts/benchmarks.sh; edits here are overwritten -->\n\n{body.strip()}\n\n"
     m = re.search(rf"^{re.escape(heading)}[ \t]*\n", doc, flags=re.M)
