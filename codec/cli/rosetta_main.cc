@@ -1,7 +1,16 @@
-// rosetta: the command-line transcoder and validator (contract in DESIGN.md "CLI").
+// rosetta: the command-line transcoder and validator (contract in DESIGN.md "CLI" and
+// "Second wave"; the input and output paths are docs/cli.md's).
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -9,6 +18,7 @@
 #include <vector>
 
 #include "rosetta/codec/schema.h"
+#include "rosetta/codec/sequence.h"
 #include "rosetta/codec/transcode.h"
 
 namespace {
@@ -29,8 +39,20 @@ std::string Usage() {
   std::string u =
       "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
       "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
+      "       rosetta help\n"
       "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type "
-      "NAME)\n";
+      "NAME)\n"
+      "SEQUENCES: --seq                    the input (and output) is a sequence of records: JSON "
+      "Lines,\n"
+      "                                    CBOR sequence, MessagePack values back to back, "
+      "protobuf\n"
+      "                                    messages each after its varint length; read one at a "
+      "time\n"
+      "           --keep-going             --seq: a refused record is reported and skipped "
+      "(exit 1)\n"
+      "-o OUTPUT: written as a temporary file beside it, renamed to OUTPUT when done (a refused "
+      "input\n"
+      "           leaves no file); without it the output streams to stdout\n";
   auto row = [&u](std::string_view head, std::string flag, std::string_view meaning) {
     u += head;
     u += flag;
@@ -60,12 +82,18 @@ std::string Usage() {
   std::exit(2);
 }
 
+// Set while there is something to undo before an early exit (a temporary output file)
+// or to take off the terminal (a progress line).
+void (*g_cleanup)() = nullptr;
+
 [[noreturn]] void IoError(const std::string& message) {
+  if (g_cleanup) g_cleanup();
   std::fprintf(stderr, "rosetta: %s\n", message.c_str());
   std::exit(2);
 }
 
 [[noreturn]] void Refused(const Status& s) {
+  if (g_cleanup) g_cleanup();
   const std::string line = "rosetta: " + s.ToString(true) + "\n";
   std::fputs(line.c_str(), stderr);
   std::exit(1);
@@ -105,34 +133,267 @@ Format ParseFormatFlag(std::string_view flag, const char* text) {
   return *f;
 }
 
-// Reads all of a file or stdin, refusing more than max bytes; leaves kInputPadding zeroed
-// bytes after the data so the JSON reader needs no copy.
-std::vector<char> ReadInput(const std::string& path, uint64_t max, size_t* size) {
-  FILE* f = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (f == nullptr) IoError("cannot open " + path + ": " + std::strerror(errno));
-  std::vector<char> buf(64 * 1024);
-  size_t n = 0;
-  for (;;) {
-    if (buf.size() - n < rosetta::codec::kInputPadding + 1) buf.resize(buf.size() * 2);
-    size_t want = buf.size() - n - rosetta::codec::kInputPadding;
-    size_t got = std::fread(buf.data() + n, 1, want, f);
-    n += got;
-    if (n > max) {
-      Status s;
-      s.code = ErrorCode::kInputTooLarge;
-      s.offset = max;
-      s.message = "input passes max_input_bytes " + std::to_string(max);
-      Refused(s);
+// A progress line on stderr (bytes, records, MB/s) once a run has taken two seconds, and
+// only when stderr is a terminal; redrawn at most four times a second.
+class Progress {
+ public:
+  Progress() : on_(isatty(STDERR_FILENO) == 1), start_(Clock::now()), last_(start_) {}
+  void Update(uint64_t bytes, uint64_t records) {
+    if (!on_) return;
+    const Clock::time_point now = Clock::now();
+    if (now - start_ < std::chrono::seconds(2) || now - last_ < std::chrono::milliseconds(250))
+      return;
+    last_ = now;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    char line[160];
+    const int n =
+        std::snprintf(line, sizeof line, "\rrosetta: %.1f MB, %llu records, %.1f MB/s ",
+                      bytes / 1e6, static_cast<unsigned long long>(records), bytes / 1e6 / s);
+    if (n > 0 && ::write(STDERR_FILENO, line, static_cast<size_t>(n)) < 0) on_ = false;
+    shown_ = true;
+  }
+  // Takes the line away before anything else is printed.
+  void Clear() {
+    if (shown_ && ::write(STDERR_FILENO, "\r\033[K", 4) < 0) on_ = false;
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool on_;
+  bool shown_ = false;
+  Clock::time_point start_, last_;
+};
+Progress* g_progress = nullptr;
+
+// Where the output goes: stdout, or (-o FILE) a temporary file in FILE's directory that
+// is renamed to FILE once the run has succeeded, and removed otherwise.
+class Output {
+ public:
+  explicit Output(const std::string& path) : path_(path) {
+    if (path.empty() || path == "-") return;
+    const size_t slash = path.rfind('/');
+    temp_ = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + "." +
+            path.substr(slash == std::string::npos ? 0 : slash + 1) + ".rosetta-XXXXXX";
+    fd_ = mkstemp(temp_.data());
+    if (fd_ < 0) IoError("cannot create " + path + ": " + std::strerror(errno));
+    // mkstemp makes it 0600: give the file the mode a plain open would have.
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd_, 0666 & ~mask) != 0)
+      IoError("cannot create " + path + ": " + std::strerror(errno));
+  }
+  ~Output() { Discard(); }
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
+  bool Write(const char* p, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, p, n);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        error_ = errno;
+        return false;
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+      written_ += static_cast<uint64_t>(w);
     }
-    if (got < want) {
-      if (std::ferror(f)) IoError("cannot read " + path + ": " + std::strerror(errno));
-      break;
+    return true;
+  }
+  static bool FlushTo(void* self, const char* p, size_t n) {
+    Output* o = static_cast<Output*>(self);
+    const bool ok = o->Write(p, n);
+    if (g_progress) g_progress->Update(o->written_, o->records_);
+    return ok;
+  }
+  [[noreturn]] void WriteFailed() {
+    IoError("cannot write " + (temp_.empty() ? std::string("output") : path_) + ": " +
+            std::strerror(error_));
+  }
+  // Keeps the output: the temporary file becomes OUTPUT.
+  void Commit() {
+    if (temp_.empty()) return;
+    if (::close(fd_) != 0) {
+      error_ = errno;
+      WriteFailed();
+    }
+    fd_ = -1;
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0)
+      IoError("cannot rename " + temp_ + " to " + path_ + ": " + std::strerror(errno));
+    temp_.clear();
+  }
+  // Removes the temporary file (a refused input leaves no file).
+  void Discard() {
+    if (temp_.empty()) return;
+    ::close(fd_);
+    ::unlink(temp_.c_str());
+    temp_.clear();
+  }
+  uint64_t* records() { return &records_; }
+
+ private:
+  std::string path_, temp_;
+  int fd_ = STDOUT_FILENO;
+  int error_ = 0;
+  uint64_t written_ = 0, records_ = 0;
+};
+Output* g_output = nullptr;
+
+void Cleanup() {
+  if (g_progress) g_progress->Clear();
+  if (g_output) g_output->Discard();
+}
+
+// A pipe's buffer is 64 KiB: with 1 MiB the writer and rosetta take turns far less often.
+void WidenPipe(int fd) {
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+}
+
+// The whole input of one document, with kInputPadding readable zero bytes after it so the
+// JSON reader needs no copy. A regular file is mapped: its pages, then zeroed ones after
+// it; nothing is copied. A pipe is read in large chunks into a buffer that grows by
+// realloc (which moves large blocks by remapping, not copying).
+class Input {
+ public:
+  Input(const std::string& path, uint64_t max) {
+    fd_ = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) IoError("cannot open " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {
+      const off_t at = path == "-" ? lseek(fd_, 0, SEEK_CUR) : 0;
+      if (at >= 0 && st.st_size >= at) {
+        Map(path, static_cast<uint64_t>(st.st_size - at), static_cast<uint64_t>(at), max);
+        return;
+      }
+    }
+    WidenPipe(fd_);
+    ReadAll(path, max);
+  }
+  ~Input() {
+    if (map_ != nullptr) munmap(map_, map_size_);
+    std::free(buf_);
+    if (fd_ > STDERR_FILENO) ::close(fd_);
+  }
+  Input(const Input&) = delete;
+  Input& operator=(const Input&) = delete;
+
+  std::string_view data() const { return {data_, size_}; }
+  size_t padding() const { return padding_; }
+
+ private:
+  [[noreturn]] static void TooLarge(uint64_t max) {
+    Status s;
+    s.code = ErrorCode::kInputTooLarge;
+    s.offset = max;
+    s.message = "input passes max_input_bytes " + std::to_string(max);
+    Refused(s);
+  }
+  void Map(const std::string& path, uint64_t size, uint64_t at, uint64_t max) {
+    if (size > max) TooLarge(max);
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t skip = static_cast<size_t>(at % page);  // the map starts on a page
+    map_size_ = (skip + size + rosetta::codec::kInputPadding + page - 1) / page * page;
+    // Zeroed pages for the whole span, then the file over their start.
+    void* span = mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (span == MAP_FAILED) IoError("cannot map " + path + ": " + std::strerror(errno));
+    map_ = static_cast<char*>(span);
+    if (size > 0 && mmap(span, skip + size, PROT_READ, MAP_PRIVATE | MAP_FIXED | MAP_POPULATE, fd_,
+                         static_cast<off_t>(at - skip)) == MAP_FAILED) {
+      IoError("cannot map " + path + ": " + std::strerror(errno));
+    }
+    data_ = map_ + skip;
+    size_ = static_cast<size_t>(size);
+    padding_ = map_size_ - skip - size_;
+  }
+  void ReadAll(const std::string& path, uint64_t max) {
+    size_t cap = size_t{1} << 20, n = 0;
+    const size_t pad = rosetta::codec::kInputPadding;
+    for (;;) {
+      if (cap - n < pad + (size_t{1} << 16)) {
+        cap *= 2;
+        char* p = static_cast<char*>(std::realloc(buf_, cap));
+        if (p == nullptr) IoError("out of memory reading " + path);
+        buf_ = p;
+      } else if (buf_ == nullptr) {
+        buf_ = static_cast<char*>(std::malloc(cap));
+        if (buf_ == nullptr) IoError("out of memory reading " + path);
+      }
+      const ssize_t got = ::read(fd_, buf_ + n, cap - n - pad);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        IoError("cannot read " + path + ": " + std::strerror(errno));
+      }
+      if (got == 0) break;
+      n += static_cast<size_t>(got);
+      if (n > max) TooLarge(max);
+      if (g_progress) g_progress->Update(n, 0);
+    }
+    std::memset(buf_ + n, 0, pad);
+    data_ = buf_;
+    size_ = n;
+    padding_ = cap - n;
+  }
+
+  int fd_ = -1;
+  char* map_ = nullptr;
+  size_t map_size_ = 0;
+  char* buf_ = nullptr;
+  const char* data_ = "";
+  size_t size_ = 0, padding_ = 0;
+};
+
+// --seq: records read from the input a chunk at a time.
+struct SequenceInput {
+  int fd;
+  const rosetta::codec::SequenceProgress* progress;
+  static ptrdiff_t Read(void* arg, char* p, size_t n) {
+    auto* in = static_cast<SequenceInput*>(arg);
+    for (;;) {
+      const ssize_t got = ::read(in->fd, p, n);
+      if (got < 0 && errno == EINTR) continue;
+      if (g_progress && got > 0)
+        g_progress->Update(in->progress->input_bytes + static_cast<uint64_t>(got),
+                           in->progress->records);
+      return got;
     }
   }
-  if (f != stdin) std::fclose(f);
-  std::memset(buf.data() + n, 0, buf.size() - n);
-  *size = n;
-  return buf;
+};
+
+void PrintRefused(void*, const Status& s) {
+  if (g_progress) g_progress->Clear();
+  const std::string line = "rosetta: " + s.ToString(true) + "\n";
+  std::fputs(line.c_str(), stderr);
+}
+
+int RunSeq(rosetta::codec::SequenceRequest& sr, const std::string& input_path, Output* out) {
+  const int fd =
+      input_path == "-" ? STDIN_FILENO : ::open(input_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) IoError("cannot open " + input_path + ": " + std::strerror(errno));
+  WidenPipe(fd);
+  rosetta::codec::SequenceProgress progress;
+  SequenceInput in{fd, &progress};
+  sr.read = &SequenceInput::Read;
+  sr.read_arg = &in;
+  sr.on_error = &PrintRefused;
+  rosetta::codec::OutputBuffer buffer;
+  if (out != nullptr) buffer.SetFlush(&Output::FlushTo, out);
+  rosetta::codec::RunSequence(sr, buffer, &progress);
+  if (fd > STDERR_FILENO) ::close(fd);
+  if (buffer.flush_failed()) out->WriteFailed();
+  if (progress.read_failed) IoError("cannot read " + input_path + ": " + std::strerror(errno));
+  if (out != nullptr) {
+    // Without --keep-going a refused record leaves no file; with it, the file has every
+    // good record.
+    if (progress.refused > 0 && !sr.keep_going) {
+      out->Discard();
+    } else {
+      out->Commit();
+    }
+  }
+  if (g_progress) g_progress->Clear();
+  return progress.refused > 0 ? 1 : 0;
 }
 
 }  // namespace
@@ -151,7 +412,7 @@ int main(int argc, char** argv) {
   rosetta::codec::TranscodeRequest request;
   bool have_from = false, have_to = false;
   std::string input_path = "-", output_path;
-  bool have_input = false;
+  bool have_input = false, seq = false, keep_going = false;
   std::vector<std::string> descriptor_sets;
   std::string message_type;
   for (int i = 2; i < argc; ++i) {
@@ -180,6 +441,10 @@ int main(int argc, char** argv) {
       limit->set(request.limits, n);
     } else if (const rosetta::codec::OptionInfo* option = OptionFlag(a)) {
       request.options.*option->field = true;
+    } else if (a == "--seq") {
+      seq = true;
+    } else if (a == "--keep-going") {
+      keep_going = true;
     } else if (transcode && a == "-o") {
       output_path = value();
     } else if (a == "--descriptor-set") {
@@ -196,6 +461,9 @@ int main(int argc, char** argv) {
   }
   if (transcode && (!have_from || !have_to)) UsageError("transcode needs --from and --to");
   if (!transcode && !have_from) UsageError("validate needs --format");
+  if (keep_going && !seq) UsageError("--keep-going needs --seq");
+  if (seq && transcode && request.to == Format::kJson && request.options.pretty)
+    UsageError("--pretty writes JSON over several lines: not a JSON Lines sequence (--seq)");
 
   const bool protobuf =
       request.from == Format::kProtobuf || (transcode && request.to == Format::kProtobuf);
@@ -210,25 +478,41 @@ int main(int argc, char** argv) {
     request.message_type = message_type;
   }
 
-  size_t size = 0;
-  std::vector<char> input = ReadInput(input_path, request.limits.max_input_bytes, &size);
-  request.input = std::string_view(input.data(), size);
-  request.input_padding = input.size() - size;
+  Progress progress;
+  g_progress = &progress;
+  g_cleanup = &Cleanup;
+  std::unique_ptr<Output> out;
+  if (transcode) {
+    out = std::make_unique<Output>(output_path);
+    g_output = out.get();
+  }
+  if (seq) {
+    rosetta::codec::SequenceRequest sr;
+    sr.record = request;
+    sr.validate = !transcode;
+    sr.keep_going = keep_going;
+    return RunSeq(sr, input_path, out.get());
+  }
 
+  Input input(input_path, request.limits.max_input_bytes);
+  request.input = input.data();
+  request.input_padding = input.padding();
   if (!transcode) {
     Status s = rosetta::codec::Validate(request);
+    progress.Clear();
     if (!s.ok()) Refused(s);
     return 0;
   }
-  rosetta::codec::OutputBuffer out;
-  Status s = rosetta::codec::Transcode(request, out);
+  // The output streams to its file as it is written, a chunk at a time.
+  rosetta::codec::OutputBuffer buffer;
+  buffer.SetFlush(&Output::FlushTo, out.get());
+  Status s = rosetta::codec::Transcode(request, buffer);
+  if (buffer.flush_failed()) out->WriteFailed();
   if (!s.ok()) Refused(s);
-  FILE* f =
-      output_path.empty() || output_path == "-" ? stdout : std::fopen(output_path.c_str(), "wb");
-  if (f == nullptr) IoError("cannot open " + output_path + ": " + std::strerror(errno));
-  if (std::fwrite(out.data(), 1, out.size(), f) != out.size() || std::fflush(f) != 0) {
-    IoError("cannot write output: " + std::string(std::strerror(errno)));
-  }
-  if (f != stdout) std::fclose(f);
+  // What is left (all of it when a writer held it, or when it needed a schema).
+  if (!buffer.Flush() || (buffer.size() > 0 && !out->Write(buffer.data(), buffer.size())))
+    out->WriteFailed();
+  out->Commit();
+  progress.Clear();
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "core/context.h"
 #include "fast_path/binary_to_json.h"
 #include "read_any.h"
+#include "record.h"
 
 namespace rosetta::codec {
 
@@ -26,11 +27,16 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
     // The fast path first; on anything it does not take (fast_path/binary_to_json.h), the general
     // path from the start, with what the fast one wrote and charged undone. It writes compact
     // JSON with today's tag mapping only: pretty and timestamps_as_text take the general path.
+    // Nothing it writes is flushed (streaming output) until it has taken the whole input.
     const AllocationBudget budget = ctx.budget;
     const size_t size = out.size();
-    if (!ctx.options.pretty && !ctx.options.timestamps_as_text &&
-        (From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out))
-      return true;
+    if (!ctx.options.pretty && !ctx.options.timestamps_as_text) {
+      out.Hold();
+      const bool fast =
+          (From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out);
+      out.Release();
+      if (fast) return true;
+    }
     // The output buffer keeps the capacity it grew to, free to the general path as the
     // capacity a thread's buffer keeps from an earlier request is (output.h).
     ctx.budget = budget;
@@ -108,22 +114,40 @@ void Finish(const Context& ctx, TranscodeStats* stats) {
 
 }  // namespace
 
-Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats) {
+namespace {
+
+// Transcode, and TranscodeRecord (`record`: appended to what `out` holds; record.h).
+Status TranscodeImpl(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats,
+                     bool record) {
   Status status;
   if (!CheckInput(request, &status)) return status;
   const FormatInfo* from = FindFormat(static_cast<int>(request.from));
   const FormatInfo* to = FindFormat(static_cast<int>(request.to));
   if (from == nullptr) return Unsupported(request.from);
   if (to == nullptr) return Unsupported(request.to);
-  if (from->needs_schema || to->needs_schema) return RunWithSchema(request, &out, stats);
+  if (from->needs_schema || to->needs_schema) {
+    // The protobuf writer fills in message lengths after their content: its output is
+    // not streamed (the caller finds it whole in the buffer).
+    const OutputBuffer::Streaming streaming = out.TakeStreaming();
+    Status s = RunWithSchema(request, &out, stats);
+    out.RestoreStreaming(streaming);
+    return s;
+  }
   Context ctx(request.limits, request.options);
-  out.Begin(request.limits.max_output_bytes, &ctx.budget);
-  // Most outputs are near the input's size: one allocation up front instead of a series
-  // of doublings (untouched pages of a large block cost no memory).
-  const uint64_t guess = request.input.size() + request.input.size() / 2 + 64;
-  if (out.capacity() < guess && guess <= request.limits.max_output_bytes &&
-      guess <= ctx.budget.limit() / 2) {
-    out.Ensure(guess);
+  ctx.item_end = request.item_end;
+  if (record) {
+    out.Continue(request.limits.max_output_bytes, &ctx.budget);
+  } else {
+    out.Begin(request.limits.max_output_bytes, &ctx.budget);
+    // Most outputs are near the input's size: one allocation up front instead of a series
+    // of doublings (untouched pages of a large block cost no memory); streaming output
+    // needs no more than a chunk.
+    uint64_t guess = request.input.size() + request.input.size() / 2 + 64;
+    if (out.streaming() && guess > kStreamChunkBytes) guess = kStreamChunkBytes;
+    if (out.capacity() < guess && guess <= request.limits.max_output_bytes &&
+        guess <= ctx.budget.limit() / 2) {
+      out.Ensure(guess);
+    }
   }
   const PairFn run =
       request.to == Format::kCbor && request.options.deterministic
@@ -137,7 +161,7 @@ Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeSt
   return std::move(ctx.status);
 }
 
-Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
+Status ValidateImpl(const TranscodeRequest& request, TranscodeStats* stats) {
   Status status;
   if (!CheckInput(request, &status)) return status;
   const FormatInfo* from = FindFormat(static_cast<int>(request.from));
@@ -145,6 +169,7 @@ Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
   if (from->needs_schema) return RunWithSchema(request, nullptr, stats);
   Context ctx(request.limits, request.options);
   ctx.tags_kept = true;  // a payload is judged in its own format, where tags are part of keys
+  ctx.item_end = request.item_end;
   NullSink sink;
   // validate --deterministic: CBOR must also be in RFC 8949 4.2.1 deterministic encoding.
   const bool read = request.from == Format::kCbor && request.options.deterministic
@@ -156,6 +181,20 @@ Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
   }
   Finish(ctx, stats);
   return std::move(ctx.status);
+}
+
+}  // namespace
+
+Status Transcode(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats) {
+  return TranscodeImpl(request, out, stats, false);
+}
+
+Status Validate(const TranscodeRequest& request, TranscodeStats* stats) {
+  return ValidateImpl(request, stats);
+}
+
+Status TranscodeRecord(const TranscodeRequest& request, OutputBuffer& out) {
+  return TranscodeImpl(request, out, nullptr, true);
 }
 
 }  // namespace rosetta::codec

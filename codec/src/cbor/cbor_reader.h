@@ -402,6 +402,10 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
       }
     }
   }
+  if (uint64_t* item_end = st_.ctx().item_end) [[unlikely]] {
+    *item_end = pos_ - begin_;
+    return true;
+  }
   if (pos_ != end_) {
     return Fail(ErrorCode::kTrailingData, pos_ - begin_,
                 std::to_string(end_ - pos_) + " bytes after the end of the data item");

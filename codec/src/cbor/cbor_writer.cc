@@ -19,6 +19,13 @@ bool BasicCborWriter<kDeterministic>::OutputFull() {
   return ctx_.BudgetExceeded(out_.capacity());
 }
 
+template <bool kDeterministic>
+bool BasicCborWriter<kDeterministic>::Blob(uint8_t major, std::string_view s) {
+  if (!Room(9, HeadSize(s.size()))) return false;
+  Head(major, s.size());
+  return out_.AppendBlob(s.data(), s.size()) || OutputFull();
+}
+
 // The slot reserved one byte; a count of 24 or more needs a longer head, so the content
 // moves up by the difference (once per such container).
 template <bool kDeterministic>

@@ -72,13 +72,18 @@ class BasicCborWriter {
   bool BeginArray(uint64_t n) { return Begin(4, n, false); }
   bool BeginMap(uint64_t n) {
     if (!Begin(5, n, true)) return false;
-    if constexpr (kDeterministic) return maps_.Push(starts_.size());
+    if constexpr (kDeterministic) {
+      out_.Hold();  // its entries move when it closes
+      return maps_.Push(starts_.size());
+    }
     return true;
   }
   bool EndArray() { return End(4); }
   bool EndMap() {
     if constexpr (kDeterministic) {
-      if (!SortEntries()) return false;
+      if (!SortEntries() || !End(5)) return false;
+      out_.Release();
+      return true;
     }
     return End(5);
   }
@@ -161,6 +166,8 @@ class BasicCborWriter {
   }
   bool String(uint8_t major, std::string_view s) {
     if (!Count()) return false;
+    if (s.size() >= OutputBuffer::kBlobBytes) [[unlikely]]
+      return Blob(major, s);
     if (!Room(9 + s.size(), HeadSize(s.size()) + s.size())) return false;
     Head(major, s.size());
     out_.Append(s.data(), s.size());
@@ -173,6 +180,7 @@ class BasicCborWriter {
     if (!stack_.Push(WriterLevel{out_.size(), 0, is_map, unknown})) return false;
     if (unknown) {
       out_.Put(static_cast<char>(major << 5));  // LengthSlot: filled at End
+      out_.Hold();                              // nothing flushed before it is
     } else {
       Head(major, n);
     }
@@ -181,6 +189,7 @@ class BasicCborWriter {
   bool End(uint8_t major) {
     WriterLevel l = stack_.Pop();
     if (!l.unknown_length) return true;
+    out_.Release();  // the buffer is not flushed before the next Ensure
     uint64_t n = l.is_map ? l.count / 2 : l.count;
     if (n < 24) [[likely]] {
       out_.data()[l.slot] = static_cast<char>((major << 5) | n);
@@ -189,6 +198,8 @@ class BasicCborWriter {
     return FillLongSlot(major, l.slot, n);
   }
   bool FillLongSlot(uint8_t major, uint64_t slot, uint64_t n);
+  // A long string: its head, then its bytes through OutputBuffer::AppendBlob.
+  [[gnu::cold]] bool Blob(uint8_t major, std::string_view s);
 
   static constexpr uint64_t kNone = ~uint64_t{0};
 

@@ -28,6 +28,9 @@ struct Context {
   bool json_member_names = false;
   // The output keeps CBOR tags (it is CBOR): a tagged key differs from its untagged item.
   bool tags_kept = false;
+  // A record of a sequence (CBOR, MessagePack): the reader stops after the first data item
+  // and stores where it ends here; what follows is the next record, not trailing data.
+  uint64_t* item_end = nullptr;
 
   [[gnu::cold]] bool Fail(ErrorCode code, std::string message) {
     if (status.ok()) {

@@ -7,14 +7,49 @@ namespace rosetta::codec {
 
 OutputBuffer::~OutputBuffer() { std::free(data_); }
 
+bool OutputBuffer::Flush() {
+  if (flush_ == nullptr || holds_ != 0 || size_ == 0) return true;
+  if (!flush_(flush_arg_, data_, size_)) {
+    flush_failed_ = true;
+    return false;
+  }
+  flushed_ += size_;
+  size_ = 0;
+  SetRoom();
+  return true;
+}
+
+bool OutputBuffer::AppendBlob(const void* p, size_t n) {
+  if (flush_ == nullptr || holds_ != 0) {
+    if (!Ensure(n)) return false;
+    Append(p, n);
+    return true;
+  }
+  over_limit_ = flushed_ + size_ + n > max_;
+  if (over_limit_ || !Flush()) return false;
+  if (!flush_(flush_arg_, static_cast<const char*>(p), n)) {
+    flush_failed_ = true;
+    return false;
+  }
+  flushed_ += n;
+  SetRoom();
+  return true;
+}
+
 bool OutputBuffer::Grow(size_t n) {
-  const uint64_t need = uint64_t{size_} + n;
   // Set on every growth: a buffer reused across requests must not carry the flag over.
-  over_limit_ = need > max_;
+  over_limit_ = flushed_ + size_ + n > max_;
   if (over_limit_) return false;
+  // Streaming: hand over what is written and start again when that makes the room.
+  if (flush_ != nullptr && holds_ == 0 && size_ != 0) {
+    if (!Flush()) return false;
+    if (n <= room_) return true;
+  }
+  if (flush_failed_) return false;
+  const uint64_t need = uint64_t{size_} + n;
   uint64_t cap = capacity_ * 2 > need ? capacity_ * 2 : need;
   if (cap < 256) cap = 256;
-  if (cap > max_) cap = max_;
+  if (cap > max_ - flushed_) cap = max_ - flushed_;
   if (budget_ != nullptr && !budget_->Charge(cap - capacity_)) {
     cap = need;  // no headroom: try the exact size
     if (!budget_->Charge(cap - capacity_)) return false;
@@ -24,7 +59,7 @@ bool OutputBuffer::Grow(size_t n) {
   if (p == nullptr) throw std::bad_alloc();
   data_ = p;
   capacity_ = cap;
-  room_ = capacity_ < max_ ? capacity_ : max_;
+  SetRoom();
   return true;
 }
 

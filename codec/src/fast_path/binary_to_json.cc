@@ -381,6 +381,10 @@ bool FastToJson<Items>::Run() {
       }
     }
   }
+  if (uint64_t* item_end = ctx_.item_end) {  // a record of a sequence: the rest is the next
+    *item_end = static_cast<uint64_t>(p - begin_);
+    return finish(true);
+  }
   return finish(p == end);
 }
 

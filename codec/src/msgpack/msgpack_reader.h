@@ -278,6 +278,10 @@ bool MsgpackReader<S>::Read(std::string_view input) {
       }
     }
   }
+  if (uint64_t* item_end = st_.ctx().item_end) [[unlikely]] {
+    *item_end = pos_ - begin_;
+    return true;
+  }
   if (pos_ != end_) {
     return Fail(ErrorCode::kTrailingData, pos_ - begin_,
                 msgpack_detail::TrailingBytes(end_ - pos_));

@@ -25,6 +25,13 @@ bool MsgpackWriter::NegIntTooSmall(uint64_t n) {
   return Unrepresentable("integer below -2^63 has no MessagePack form");
 }
 
+bool MsgpackWriter::Blob(std::string_view s, bool bin) {
+  if (!Room(5)) return false;
+  out_.Put(static_cast<char>(bin ? 0xc6 : 0xdb));
+  PutBig(s.size(), 4);
+  return out_.AppendBlob(s.data(), s.size()) || OutputFull();
+}
+
 // The slot reserved one byte; 16 or more items need array16/map16 (3 bytes) or
 // array32/map32 (5 bytes), so the content moves up (once per such container).
 bool MsgpackWriter::FillLongSlot(uint64_t slot, uint64_t n, bool is_map) {

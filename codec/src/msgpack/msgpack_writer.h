@@ -189,6 +189,8 @@ class MsgpackWriter {
   bool PutText(std::string_view s) {
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("str longer than 2^32-1 bytes");
+    if (s.size() >= OutputBuffer::kBlobBytes) [[unlikely]]
+      return Blob(s, false);
     if (!Room(5 + s.size(), StrHeadSize(s.size()) + s.size())) return false;
     if (s.size() <= 31) {
       out_.Put(static_cast<char>(0xa0 | s.size()));
@@ -208,6 +210,8 @@ class MsgpackWriter {
   bool PutBin(std::string_view s) {
     ++stack_.top().count;
     if (s.size() > 0xffffffff) return Unrepresentable("bin longer than 2^32-1 bytes");
+    if (s.size() >= OutputBuffer::kBlobBytes) [[unlikely]]
+      return Blob(s, true);
     if (!Room(5 + s.size(), BinHeadSize(s.size()) + s.size())) return false;
     int width = s.size() <= 0xff ? 1 : s.size() <= 0xffff ? 2 : 4;
     out_.Put(static_cast<char>(width == 1 ? 0xc4 : width == 2 ? 0xc5 : 0xc6));
@@ -223,6 +227,7 @@ class MsgpackWriter {
     if (!stack_.Push(WriterLevel{out_.size(), 0, is_map, unknown})) return false;
     if (unknown) {
       out_.Put(static_cast<char>(is_map ? 0x80 : 0x90));  // LengthSlot: filled at End
+      out_.Hold();                                        // nothing flushed before it is
     } else {
       PutContainerHead(n, is_map);
     }
@@ -242,6 +247,7 @@ class MsgpackWriter {
   bool End() {
     WriterLevel l = stack_.Pop();
     if (!l.unknown_length) return true;
+    out_.Release();  // the buffer is not flushed before the next Ensure
     uint64_t n = l.is_map ? l.count / 2 : l.count;
     if (n <= 15) [[likely]] {
       out_.data()[l.slot] = static_cast<char>((l.is_map ? 0x80 : 0x90) | n);
@@ -250,6 +256,9 @@ class MsgpackWriter {
     return FillLongSlot(l.slot, n, l.is_map);
   }
   bool FillLongSlot(uint64_t slot, uint64_t n, bool is_map);
+  // A long str or bin (at least kBlobBytes, at most 2^32-1): its 5-byte head, then its
+  // bytes through OutputBuffer::AppendBlob.
+  [[gnu::cold]] bool Blob(std::string_view s, bool bin);
 
   // Tagged items (cold: only after a tag this writer gives meaning to).
   bool Special(ItemKind kind, uint64_t v);

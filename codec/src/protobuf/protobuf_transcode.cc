@@ -40,6 +40,7 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
   // proto3 JSON writes bytes as standard base64 with padding.
   if (r.from == Format::kProtobuf && r.to == Format::kJson && out) options.base64_standard = true;
   Context ctx(r.limits, options);
+  ctx.item_end = r.item_end;
   bool ok;
   if (out == nullptr) {  // Validate
     NullSink sink;

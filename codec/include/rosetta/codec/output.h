@@ -21,12 +21,67 @@ class OutputBuffer {
 
   void Begin(uint64_t max_bytes, AllocationBudget* budget) {
     size_ = 0;
+    flushed_ = 0;
+    holds_ = 0;
+    flush_failed_ = false;
     max_ = max_bytes;
     budget_ = budget;
     over_limit_ = false;
-    room_ =
-        capacity_ < max_ ? capacity_ : max_;  // capacity left by a larger request is not this one's
+    SetRoom();  // capacity left by a larger request is not this one's
   }
+
+  // Like Begin, keeping what the buffer holds: the records of a sequence, one request
+  // each, one after the other. max_bytes counts from here.
+  void Continue(uint64_t max_bytes, AllocationBudget* budget) {
+    const uint64_t here = flushed_ + size_;
+    max_ = max_bytes > ~uint64_t{0} - here ? ~uint64_t{0} : here + max_bytes;
+    budget_ = budget;
+    over_limit_ = false;
+    SetRoom();
+  }
+
+  // Streaming output (the CLI): when the buffer is full, what it holds is handed to
+  // `flush` and the buffer starts again, so an output never has to fit in memory. Only
+  // bytes no writer will come back to are flushed: a writer that fills in a length later
+  // (a CBOR or MessagePack container of unknown length, a deterministic map, a protobuf
+  // message) Hold()s the buffer until it has, and nothing is flushed while any hold is on.
+  // max_output_bytes counts every byte, flushed or not. `flush` returns false on an I/O
+  // error: the writer then stops as for a full buffer, and flush_failed() is true.
+  using FlushFn = bool (*)(void* arg, const char* data, size_t n);
+  void SetFlush(FlushFn flush, void* arg) {
+    flush_ = flush;
+    flush_arg_ = arg;
+  }
+  bool streaming() const { return flush_ != nullptr; }
+  struct Streaming {
+    FlushFn flush;
+    void* arg;
+  };
+  // Turns streaming off for a while (and back on): the bytes written meanwhile stay.
+  Streaming TakeStreaming() {
+    const Streaming s{flush_, flush_arg_};
+    flush_ = nullptr;
+    return s;
+  }
+  void RestoreStreaming(Streaming s) { SetFlush(s.flush, s.arg); }
+  void Hold() { ++holds_; }
+  void Release() { --holds_; }
+  bool held() const { return holds_ != 0; }
+  // A writer that stops on an error leaves its holds on: the caller that goes on writing
+  // (the next record of a sequence) puts back the count it had before.
+  uint32_t holds() const { return holds_; }
+  void ResetHolds(uint32_t n) { holds_ = n; }
+  // Hands every byte written so far to the flush function (streaming, nothing held).
+  bool Flush();
+  bool flush_failed() const { return flush_failed_; }
+  // Bytes handed to the flush function since Begin.
+  uint64_t flushed() const { return flushed_; }
+  // Strings at least this long go through AppendBlob.
+  static constexpr size_t kBlobBytes = 64 * 1024;
+  // n bytes that may be far larger than the buffer: when streaming with nothing held, the
+  // buffer is flushed and the bytes go straight from p to the flush function (a blob moves
+  // in no copy here); else as Ensure(n) + Append. False as Ensure.
+  bool AppendBlob(const void* p, size_t n);
 
   // Makes room for n more bytes. False when that would pass max_output_bytes
   // (over_limit() is then true) or the budget.
@@ -79,12 +134,21 @@ class OutputBuffer {
 
  private:
   bool Grow(size_t n);
+  void SetRoom() {
+    const uint64_t left = max_ - flushed_;
+    room_ = capacity_ < left ? capacity_ : left;
+  }
 
   char* data_ = nullptr;
   size_t size_ = 0;
   size_t capacity_ = 0;
-  size_t room_ = 0;  // min(capacity_, max_): what Ensure may hand out without Grow
+  size_t room_ = 0;  // min(capacity_, max_ - flushed_): what Ensure may hand out without Grow
   uint64_t max_ = ~uint64_t{0};
+  uint64_t flushed_ = 0;
+  FlushFn flush_ = nullptr;
+  void* flush_arg_ = nullptr;
+  uint32_t holds_ = 0;
+  bool flush_failed_ = false;
   AllocationBudget* budget_ = nullptr;
   bool over_limit_ = false;
 };

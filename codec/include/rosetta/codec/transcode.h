@@ -41,6 +41,10 @@ struct TranscodeRequest {
   const FormatSchema* schema =
       nullptr;  // protobuf descriptors (a Schema); null for the other formats
   std::string_view message_type;
+  // A record of a CBOR or MessagePack sequence (rosetta/codec/sequence.h): the reader stops
+  // after the first data item and stores where it ends here; the bytes after it are the
+  // next record, not trailing data. Null: the input is one whole document.
+  uint64_t* item_end = nullptr;
 };
 
 struct TranscodeStats {
@@ -58,5 +62,9 @@ Status Validate(const TranscodeRequest& request, TranscodeStats* stats = nullptr
 
 // Bytes a caller should leave readable after the input to spare the JSON reader a copy.
 inline constexpr size_t kInputPadding = 64;
+
+// The buffer a streaming OutputBuffer (OutputBuffer::SetFlush) is given before a
+// transcode: it grows past this only while a writer holds it.
+inline constexpr size_t kStreamChunkBytes = size_t{1} << 20;
 
 }  // namespace rosetta::codec

@@ -1,0 +1,216 @@
+"""The CLI's input and output paths as a user meets them (docs/cli.md): -o written through a
+temporary file and renamed (no file, and an older file untouched, when the input is
+refused), streamed output of a large blob in bounded memory, --seq from a pipe that
+delivers records slowly, the progress line (on a terminal only), --keep-going, and
+varint-delimited protobuf sequences against Python's protobuf encoding.
+
+usage: cli_stream_test.py ROSETTA SOURCE_DIR [--sanitized]
+  --sanitized: a sanitizer build (its memory is not the program's: RSS bounds not checked)
+"""
+import json
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+failures = []
+
+
+def check(ok, what):
+    print('%-4s %s' % ('ok' if ok else 'FAIL', what))
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+def run(rosetta, args, data=b'', **kw):
+    return subprocess.run([rosetta] + args, input=data, capture_output=True, **kw)
+
+
+def peak_rss(rosetta, args, stdin_path=None):
+    """Runs rosetta, output to /dev/null; returns (exit code, peak RSS in bytes)."""
+    with open(stdin_path or os.devnull, 'rb') as fin, open(os.devnull, 'wb') as fout:
+        p = subprocess.Popen([rosetta] + args, stdin=fin, stdout=fout, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        return p.returncode, usage.ru_maxrss * 1024
+
+
+def slow_writer(pipe, chunks, seconds):
+    """Writes the chunks into pipe spread over `seconds`, then closes it."""
+    def go():
+        pause = seconds / max(1, len(chunks))
+        for c in chunks:
+            pipe.write(c)
+            pipe.flush()
+            time.sleep(pause)
+        pipe.close()
+    t = threading.Thread(target=go)
+    t.start()
+    return t
+
+
+def main():
+    rosetta, source_dir = sys.argv[1:3]
+    sanitized = '--sanitized' in sys.argv[3:]
+    help_text = run(rosetta, ['--help']).stdout.decode()
+    with tempfile.TemporaryDirectory(prefix='rosetta-cli-') as tmp:
+        # ---- -o: a temporary file beside OUTPUT, renamed when done
+        out = os.path.join(tmp, 'out.cbor')
+        r = run(rosetta, ['transcode', '--from', 'json', '--to', 'cbor', '-', '-o', out], b'{"a":[1,2]}')
+        check(r.returncode == 0 and open(out, 'rb').read() == bytes.fromhex('a161618201 02'.replace(' ', '')),
+              '-o writes the output (exit %d)' % r.returncode)
+        check(sorted(os.listdir(tmp)) == ['out.cbor'], '-o leaves no temporary file: %r' % os.listdir(tmp))
+        mode = os.stat(out).st_mode & 0o777
+        check(mode == 0o666 & ~current_umask(), '-o file mode is a plain create\'s (%o)' % mode)
+        r = run(rosetta, ['transcode', '--from', 'json', '--to', 'cbor', '-', '-o', out], b'{"a":[1,2}')
+        check(r.returncode == 1 and r.stderr.startswith(b'rosetta: syntax at byte'),
+              'refused input: exit 1 and the error line (%r)' % r.stderr[:60])
+        check(open(out, 'rb').read() == bytes.fromhex('a16161820102'),
+              'refused input: the older OUTPUT is untouched')
+        check(sorted(os.listdir(tmp)) == ['out.cbor'], 'refused input: no temporary file left')
+        fresh = os.path.join(tmp, 'fresh.json')
+        r = run(rosetta, ['transcode', '--from', 'cbor', '--to', 'json', '-', '-o', fresh], bytes.fromhex('82 01'.replace(' ', '')))
+        check(r.returncode == 1 and not os.path.exists(fresh), 'truncated input: no OUTPUT file at all')
+        r = run(rosetta, ['transcode', '--from', 'json', '--to', 'cbor', '-', '-o', os.path.join(tmp, 'no', 'dir', 'x')], b'1')
+        check(r.returncode == 2 and b'cannot create' in r.stderr, 'unwritable -o: exit 2 (%r)' % r.stderr[:60])
+
+        # ---- a large blob streams in bounded memory: CBOR byte string -> MessagePack bin 32
+        n = 64 << 20
+        blob = os.path.join(tmp, 'blob.cbor')
+        with open(blob, 'wb') as f:
+            f.write(b'\x5a' + struct.pack('>I', n))
+            f.write(bytes(range(256)) * (n // 256))
+        limits = ['--max-input-bytes', str(n + 100), '--max-output-bytes', str(n + 100),
+                  '--max-string-bytes', str(n), '--max-alloc-bytes', str(4 * n)]
+        out_mp = os.path.join(tmp, 'blob.mp')
+        r = run(rosetta, ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits + [blob, '-o', out_mp])
+        with open(out_mp, 'rb') as f:
+            head = f.read(5)
+            body_ok = f.read(1 << 20) == (bytes(range(256)) * 4096)
+        check(r.returncode == 0 and head == b'\xc6' + struct.pack('>I', n) and body_ok
+              and os.path.getsize(out_mp) == n + 5, '64 MiB byte string -> bin 32 (exit %d)' % r.returncode)
+        os.unlink(out_mp)
+        if not sanitized:
+            code, rss = peak_rss(rosetta, ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits + [blob])
+            check(code == 0 and rss < n + (16 << 20),
+                  '64 MiB blob to stdout: peak RSS %.1f MiB <= input + 16 MiB' % (rss / 2**20))
+            code, rss = peak_rss(rosetta, ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits + ['-'], blob)
+            check(code == 0 and rss < n + (16 << 20),
+                  'the same blob on stdin (a file): peak RSS %.1f MiB' % (rss / 2**20))
+        os.unlink(blob)
+
+        # ---- --seq from a pipe, records arriving slowly over 2.5 s
+        records = [json.dumps({'i': i, 'msg': 'x' * (i % 50), 'tags': [i, str(i)]}, separators=(',', ':')).encode()
+                   for i in range(400)]
+        lines = [r + b'\n' for r in records]
+        chunks = [b''.join(lines[k:k + 10]) for k in range(0, len(lines), 10)]
+        # cut across records: every chunk boundary moved 7 bytes
+        stream = b''.join(chunks)
+        chunks = [stream[k:k + 337] for k in range(0, len(stream), 337)]
+        p = subprocess.Popen([rosetta, 'transcode', '--seq', '--from', 'json', '--to', 'json', '-'],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        t = slow_writer(p.stdin, chunks, 2.5)
+        got = p.stdout.read()
+        err = p.stderr.read()
+        p.wait()
+        t.join()
+        check(p.returncode == 0 and got == stream, '--seq from a slow pipe: every record, in order')
+        check(err == b'', 'no progress line when stderr is not a terminal (%r)' % err[:80])
+
+        # the progress line on a terminal: stderr is a pty
+        master, slave = pty.openpty()
+        p = subprocess.Popen([rosetta, 'transcode', '--seq', '--from', 'json', '--to', 'cbor', '-'],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        t = slow_writer(p.stdin, chunks, 3.5)
+        seen = b''
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    data = os.read(master, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                seen += data
+            elif p.poll() is not None:
+                break
+        p.wait()
+        t.join()
+        os.close(master)
+        check(p.returncode == 0 and b'records' in seen and b'MB/s' in seen,
+              'a progress line on a terminal after two seconds (%r)' % seen[-80:])
+
+        # ---- --keep-going, -o and exit codes
+        seq_out = os.path.join(tmp, 'seq.mp')
+        bad = b'[1]\n{"a":}\n[3]\n'
+        r = run(rosetta, ['transcode', '--seq', '--from', 'json', '--to', 'msgpack', '-', '-o', seq_out], bad)
+        check(r.returncode == 1 and not os.path.exists(seq_out),
+              '--seq refused record without --keep-going: exit 1, no file')
+        r = run(rosetta, ['transcode', '--seq', '--keep-going', '--from', 'json', '--to', 'msgpack', '-', '-o', seq_out], bad)
+        check(r.returncode == 1 and open(seq_out, 'rb').read() == b'\x91\x01\x91\x03'
+              and r.stderr.decode().count('\n') == 1 and '(/1/a)' in r.stderr.decode(),
+              '--keep-going: the good records kept, one line for the bad one (%r)' % r.stderr[:80])
+        r = run(rosetta, ['validate', '--seq', '--format', 'cbor', '-'], bytes.fromhex('8101a16161018103'))
+        check(r.returncode == 0, 'validate --seq: a good CBOR sequence')
+        r = run(rosetta, ['validate', '--seq', '--keep-going', '--format', 'cbor', '-'],
+                bytes.fromhex('8101a1616161ff8103a2616101616102'))
+        lines_err = r.stderr.decode().splitlines()
+        check(r.returncode == 1 and len(lines_err) == 2 and '(/1/a)' in lines_err[0] and 'duplicate_key' in lines_err[1]
+              and '(/3' in lines_err[1], 'validate --seq --keep-going: one line per bad record (%r)' % lines_err)
+        r = run(rosetta, ['transcode', '--keep-going', '--from', 'json', '--to', 'cbor', '-'], b'1')
+        check(r.returncode == 2, '--keep-going without --seq is a usage error')
+        if '--pretty' in help_text:
+            r = run(rosetta, ['transcode', '--seq', '--pretty', '--from', 'cbor', '--to', 'json', '-'], b'\x01')
+            check(r.returncode == 2, '--pretty with --seq into JSON Lines is a usage error')
+
+        # ---- protobuf: each message after its varint length
+        proto_dir = os.path.join(source_dir, 'proto')
+        desc = os.path.join(tmp, 'transcoder.binpb')
+        subprocess.run([sys.executable, '-m', 'grpc_tools.protoc', '-I', proto_dir, '--include_imports',
+                        '--descriptor_set_out=' + desc, '--python_out=' + tmp, 'rosetta/v1/transcoder.proto'],
+                       check=True, cwd=proto_dir)
+        sys.path.insert(0, tmp)
+        from rosetta.v1 import transcoder_pb2  # noqa: E402
+        from google.protobuf.internal.encoder import _VarintBytes  # noqa: E402
+        msgs = []
+        for i in range(300):
+            m = transcoder_pb2.Error(code='c%d' % i, offset=i * 1000, path='/p/%d' % i, message='m' * (i % 200))
+            msgs.append(m)
+        want = b''.join(_VarintBytes(m.ByteSize()) + m.SerializeToString() for m in msgs)
+        pb = ['--descriptor-set', desc, '--message-type', 'rosetta.v1.Error']
+        jsonl = b''.join(json.dumps({'code': m.code, 'offset': str(m.offset), 'path': m.path, 'message': m.message}).encode() + b'\n'
+                         for m in msgs)
+        r = run(rosetta, ['transcode', '--seq', '--from', 'json', '--to', 'protobuf'] + pb + ['-'], jsonl)
+        check(r.returncode == 0 and r.stdout == want, 'JSON Lines -> delimited protobuf equals Python\'s encoding (%r)' % r.stderr[:80])
+        r = run(rosetta, ['transcode', '--seq', '--from', 'protobuf', '--to', 'cbor'] + pb + ['-'], want)
+        back = run(rosetta, ['transcode', '--seq', '--from', 'cbor', '--to', 'protobuf'] + pb + ['-'], r.stdout)
+        check(r.returncode == 0 and back.returncode == 0 and back.stdout == want,
+              'delimited protobuf -> CBOR sequence -> delimited protobuf is the same bytes')
+        r = run(rosetta, ['transcode', '--seq', '--keep-going', '--from', 'protobuf', '--to', 'json', '--max-input-bytes', '150']
+                + pb + ['-'], want)
+        big = sum(1 for m in msgs if m.ByteSize() > 150)
+        out_lines = r.stdout.decode().splitlines()
+        check(r.returncode == 1 and len(out_lines) == len(msgs) - big and
+              r.stderr.decode().count('input_too_large') == big,
+              'records past --max-input-bytes refused alone: %d of %d (%d lines)' % (big, len(msgs), len(out_lines)))
+
+    print('%d failures' % len(failures))
+    return 1 if failures else 0
+
+
+def current_umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+if __name__ == '__main__':
+    sys.exit(main())
