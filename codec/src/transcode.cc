@@ -47,7 +47,7 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
   Writer writer(ctx, out);
   if (!ctx.status.ok()) [[unlikely]]
     return false;  // its container stack did not fit the budget
-  ctx.json_member_names = std::is_same_v<Writer, JsonWriter>;
+  ctx.json_member_names = kIsJsonWriter<Writer>;
   ctx.tags_kept = kIsCborWriter<Writer>;
   return FormatCodec<From>::template Read<Writer>(ctx, writer, input, padding);
 }
@@ -72,6 +72,13 @@ constexpr std::array<PairFn, sizeof...(From)> DeterministicRow(std::index_sequen
 }
 constexpr auto kIntoDeterministicCbor =
     DeterministicRow(std::make_index_sequence<kCodecFormats.size()>());
+
+// Into pretty JSON (option `pretty`): its own writer type too. kIntoPrettyJson[from - 1].
+template <size_t... From>
+constexpr std::array<PairFn, sizeof...(From)> PrettyJsonRow(std::index_sequence<From...>) {
+  return {RunPair<kCodecFormats[From], PrettyJsonWriter>...};
+}
+constexpr auto kIntoPrettyJson = PrettyJsonRow(std::make_index_sequence<kCodecFormats.size()>());
 
 Status Unsupported(Format f) {
   Status s;
@@ -149,10 +156,12 @@ Status TranscodeImpl(const TranscodeRequest& request, OutputBuffer& out, Transco
       out.Ensure(guess);
     }
   }
-  const PairFn run =
-      request.to == Format::kCbor && request.options.deterministic
-          ? kIntoDeterministicCbor[static_cast<int>(request.from) - 1]
-          : kPairs[static_cast<int>(request.from) - 1][static_cast<int>(request.to) - 1];
+  const int from_row = static_cast<int>(request.from) - 1;
+  const PairFn run = request.to == Format::kCbor && request.options.deterministic
+                         ? kIntoDeterministicCbor[from_row]
+                     : request.to == Format::kJson && request.options.pretty
+                         ? kIntoPrettyJson[from_row]
+                         : kPairs[from_row][static_cast<int>(request.to) - 1];
   if (!run(ctx, request.input, request.input_padding, out) && ctx.status.ok()) {
     ctx.status.code = ErrorCode::kSyntax;  // a reader stopped without saying why: never expected
     ctx.status.message = "transcode stopped";

@@ -50,8 +50,13 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
     if (r.from == Format::kProtobuf) {
       switch (r.to) {
         case Format::kJson: {
-          JsonWriter w(ctx, *out);
-          ok = FromProtobuf(ctx, w, this, *m, r.input, true);
+          if (options.pretty) {
+            PrettyJsonWriter w(ctx, *out);
+            ok = FromProtobuf(ctx, w, this, *m, r.input, true);
+          } else {
+            JsonWriter w(ctx, *out);
+            ok = FromProtobuf(ctx, w, this, *m, r.input, true);
+          }
           break;
         }
         case Format::kCbor: {

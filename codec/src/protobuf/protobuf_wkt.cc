@@ -3,34 +3,14 @@
 #include <charconv>
 #include <cstring>
 
+#include "core/timestamp.h"
+
 namespace rosetta::codec {
 namespace {
 
 constexpr int64_t kMinTimestamp = -62135596800;  // 0001-01-01T00:00:00Z
 constexpr int64_t kMaxTimestamp = 253402300799;  // 9999-12-31T23:59:59Z
 constexpr int64_t kMaxDurationSeconds = 315576000000;
-
-// Days since 1970-01-01 <-> civil date (H. Hinnant's algorithms, proleptic Gregorian).
-void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
-
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 char* PutDigits(char* p, uint64_t v, int width) {
   for (int i = width - 1; i >= 0; --i) {
@@ -93,23 +73,7 @@ int Base64Value(char c) {
 size_t FormatTimestamp(int64_t seconds, int32_t nanos, char* out) {
   if (seconds < kMinTimestamp || seconds > kMaxTimestamp || nanos < 0 || nanos > 999999999)
     return 0;
-  int64_t days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
-  int64_t rem = seconds - days * 86400;
-  int64_t y;
-  unsigned m, d;
-  CivilFromDays(days, &y, &m, &d);
-  char* p = out;
-  p = PutDigits(p, static_cast<uint64_t>(y), 4);
-  *p++ = '-';
-  p = PutDigits(p, m, 2);
-  *p++ = '-';
-  p = PutDigits(p, d, 2);
-  *p++ = 'T';
-  p = PutDigits(p, rem / 3600, 2);
-  *p++ = ':';
-  p = PutDigits(p, rem / 60 % 60, 2);
-  *p++ = ':';
-  p = PutDigits(p, rem % 60, 2);
+  char* p = WriteDateTime(out, seconds);
   p = PutNanos(p, nanos);
   *p++ = 'Z';
   return static_cast<size_t>(p - out);
