@@ -49,10 +49,10 @@ inline constexpr std::array<OptionInfo, 10> kOptionTable = {{
     {"deterministic",
      "CBOR output in RFC 8949 section 4.2.1 deterministic form; validate: CBOR input must be",
      &MappingOptions::deterministic, true},
-    {"pretty", "JSON output indented by two spaces", &MappingOptions::pretty, false},
+    {"pretty", "JSON output indented by two spaces", &MappingOptions::pretty, true},
     {"format_assertion", "JSON Schema: assert `format`", &MappingOptions::format_assertion, false},
     {"timestamps_as_text", "timestamps into JSON as RFC 3339 text",
-     &MappingOptions::timestamps_as_text, false},
+     &MappingOptions::timestamps_as_text, true},
 }};
 
 constexpr const OptionInfo* FindOption(std::string_view name) {
