@@ -29,6 +29,7 @@ constexpr MediaType kMediaTypes[] = {
     {"application/msgpack", codec::Format::kMsgpack},
     {"application/vnd.msgpack", codec::Format::kMsgpack},
     {"application/x-protobuf", codec::Format::kProtobuf},
+    {"application/x-rosetta-fixed", codec::Format::kFixed},
 };
 
 std::string_view Trim(std::string_view s) {

@@ -25,7 +25,7 @@ enum class Transport : uint8_t { kGrpc, kTcp, kHttp };
 enum class Op : uint8_t { kTranscode, kValidate, kPing, kSetLimits, kSetOptions };
 inline constexpr int kTransports = 3;
 inline constexpr int kOps = 5;
-inline constexpr int kFormatLabels = 5;  // none, json, cbor, msgpack, protobuf
+inline constexpr int kFormatLabels = 6;  // none, json, cbor, msgpack, protobuf, fixed
 
 // Why something was refused before (or instead of) running a request. A closed set: the
 // label never carries a client's data.

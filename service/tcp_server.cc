@@ -437,9 +437,13 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     r.output = static_cast<codec::Format>(frame.output_format);
     // The type field names the payload's schema: the protobuf message type when either
     // side is protobuf, else a JSON Schema.
+    // (protobuf and fixed read and write through descriptors).
+    auto descriptors = [](uint8_t f) {
+      const codec::FormatInfo* info = codec::FindFormat(f);
+      return info != nullptr && info->needs_schema;
+    };
     const bool protobuf =
-        frame.input_format == static_cast<uint8_t>(codec::Format::kProtobuf) ||
-        (op == 1 && frame.output_format == static_cast<uint8_t>(codec::Format::kProtobuf));
+        descriptors(frame.input_format) || (op == 1 && descriptors(frame.output_format));
     (protobuf ? r.message_type : r.schema) = frame.message_type;
     r.payload = frame.payload;
     r.padding = padding;

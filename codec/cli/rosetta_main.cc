@@ -40,14 +40,17 @@ std::string Usage() {
       "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
       "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
       "       rosetta help\n"
-      "FMT: json | cbor | msgpack | protobuf (protobuf adds --descriptor-set FILE --message-type "
-      "NAME)\n"
+      "FMT: json | cbor | msgpack | protobuf | fixed (protobuf and fixed add --descriptor-set "
+      "FILE\n"
+      "     --message-type NAME; fixed: records of a message type whose fields all have a "
+      "fixed size)\n"
       "SEQUENCES: --seq                    the input (and output) is a sequence of records: JSON "
       "Lines,\n"
       "                                    CBOR sequence, MessagePack values back to back, "
       "protobuf\n"
-      "                                    messages each after its varint length; read one at a "
-      "time\n"
+      "                                    messages each after its varint length, fixed records "
+      "back\n"
+      "                                    to back; read one at a time\n"
       "           --keep-going             --seq: a refused record is reported and skipped "
       "(exit 1)\n"
       "-o OUTPUT: written as a temporary file beside it, renamed to OUTPUT when done (a refused "
@@ -128,8 +131,8 @@ const rosetta::codec::OptionInfo* OptionFlag(std::string_view a) {
 Format ParseFormatFlag(std::string_view flag, const char* text) {
   auto f = rosetta::codec::ParseFormat(text);
   if (!f)
-    UsageError(std::string(flag) + ": unknown format '" + text +
-               "' (json, cbor, msgpack, protobuf)");
+    UsageError(std::string(flag) + ": unknown format '" + text + "' (" +
+               rosetta::codec::FormatList() + ")");
   return *f;
 }
 
@@ -465,12 +468,13 @@ int main(int argc, char** argv) {
   if (seq && transcode && request.to == Format::kJson && request.options.pretty)
     UsageError("--pretty writes JSON over several lines: not a JSON Lines sequence (--seq)");
 
-  const bool protobuf =
-      request.from == Format::kProtobuf || (transcode && request.to == Format::kProtobuf);
+  // protobuf and fixed are read and written through descriptors.
+  const bool needs_schema = rosetta::codec::Info(request.from).needs_schema ||
+                            (transcode && rosetta::codec::Info(request.to).needs_schema);
   std::unique_ptr<rosetta::codec::Schema> schema;
-  if (protobuf) {
+  if (needs_schema) {
     if (descriptor_sets.empty() || message_type.empty())
-      UsageError("protobuf needs --descriptor-set FILE and --message-type NAME");
+      UsageError("protobuf and fixed need --descriptor-set FILE and --message-type NAME");
     std::string error;
     schema = rosetta::codec::Schema::Load(descriptor_sets, &error);
     if (!schema) IoError(error);

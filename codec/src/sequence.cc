@@ -237,6 +237,9 @@ class Runner {
       case Format::kProtobuf:
         Delimited();
         break;
+      case Format::kFixed:
+        FixedRecords();
+        break;
       default:
         Items();
         break;
@@ -290,7 +293,8 @@ class Runner {
       return false;
     }
     out_.Append(body.data(), body.size());
-    if (r_.record.to == Format::kJson) {
+    // Fixed records into JSON come one line each already (several records a call).
+    if (r_.record.to == Format::kJson && r_.record.from != Format::kFixed) {
       if (!out_.Ensure(1)) return false;
       out_.Put('\n');
     }
@@ -481,6 +485,55 @@ class Runner {
         return;
       }
       in_.Consume(head + n);
+    }
+  }
+
+  // Fixed: records of one size back to back, read many at a time (a batch is one call;
+  // when it is refused, its records are read again one by one to find the bad ones).
+  void FixedRecords() {
+    const FormatSchema* schema = r_.record.schema;
+    const uint32_t size = schema ? schema->FixedRecordSize(r_.record.message_type) : 0;
+    if (size == 0 || size > max_input()) {
+      // No layout (or no schema): one record's refusal says why; too long: refused.
+      Status s = size == 0 ? Record(in_.begin(), 0, in_.padding_after(0), nullptr) : TooLarge(size);
+      if (s.ok()) s = TooLarge(size);
+      Refused(std::move(s), 0);
+      progress_->stopped = true;
+      return;
+    }
+    const size_t batch = r_.record.to == Format::kProtobuf ? 1 : (size_t{256} << 10) / size + 1;
+    for (;;) {
+      if (in_.size() < size) {
+        if (!in_.eof() && in_.Fill(size) && in_.size() >= size) continue;
+        if (in_.size() != 0) {
+          Status s;
+          s.code = ErrorCode::kTruncated;
+          s.offset = in_.size();
+          s.message = "a record is " + std::to_string(size) + " bytes; the input ends after " +
+                      std::to_string(in_.size());
+          Refused(std::move(s), in_.offset());
+          progress_->stopped = true;
+        }
+        return;
+      }
+      const size_t k = in_.size() / size < batch ? in_.size() / size : batch;
+      uint64_t end = 0;
+      const uint64_t at = in_.offset();
+      Status s = Record(in_.begin(), k * size, in_.padding_after(k * size), &end);
+      if (s.ok()) {
+        progress_->records += k;
+      } else {
+        for (size_t j = 0; j < k; ++j) {
+          const char* p = in_.begin() + j * size;
+          Status one = Record(p, size, in_.padding_after((j + 1) * size), &end);
+          if (one.ok()) {
+            ++progress_->records;
+          } else if (!Refused(std::move(one), at + j * size)) {
+            return;
+          }
+        }
+      }
+      in_.Consume(k * size);
     }
   }
 

@@ -35,6 +35,16 @@ bool BasicJsonWriter<kPretty>::DoubleExact(double d) {
   return true;
 }
 
+template <bool kPretty>
+bool BasicJsonWriter<kPretty>::FloatExact(float f) {
+  char buf[32];
+  const size_t size = static_cast<size_t>(WriteJsonFloat(buf, f) - buf);
+  if (!RoomExact(Sep() + size)) return false;
+  Prefix();
+  out_.Append(buf, size);
+  return true;
+}
+
 // The exact size of what Integer() writes, when the 24-byte bound does not fit.
 template <bool kPretty>
 bool BasicJsonWriter<kPretty>::IntegerRoom(uint64_t v, bool negative, bool key) {

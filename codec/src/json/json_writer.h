@@ -55,6 +55,20 @@ class BasicJsonWriter {
       return SpecialText(s);
     return TextItem(s);
   }
+  // A float (a sink capability the fixed reader uses): its own shortest text, which
+  // reads back as the same float ("0.1", not the "0.10000000149011612" of the double it
+  // widens to). Otherwise as Double.
+  bool Float(float f) {
+    if (special_ || !std::isfinite(f) || AtKey()) [[unlikely]]
+      return Double(f);
+    if (!Lead()) return false;
+    if (!out_.Ensure(32)) [[unlikely]]
+      return FloatExact(f);
+    Prefix();
+    char* p = out_.cursor();
+    out_.Advance(WriteJsonFloat(p, f) - p);
+    return true;
+  }
   // JSON -> JSON (an optional sink capability the JSON reader uses when its sink has it):
   // a string without escapes, whose content the reader's first stage has checked (no
   // quote, backslash or control character: nothing to escape), and an integer as the
@@ -128,6 +142,7 @@ class BasicJsonWriter {
   // Double() where the 32-byte bound does not fit: the text is made aside (the double
   // writer uses up to 24 bytes of scratch) and copied in if its exact size fits.
   [[gnu::cold]] bool DoubleExact(double d);
+  [[gnu::cold]] bool FloatExact(float f);
   [[gnu::cold]] bool IntegerRoom(uint64_t v, bool negative, bool key);
   [[gnu::cold]] bool OutputFull();
   // The separator Prefix() will write: 0 or 1 byte (pretty: Lead() has written it).

@@ -11,6 +11,8 @@
 
 #include <google/protobuf/descriptor.pb.h>
 
+#include "fixed/fixed_layout.h"
+
 namespace rosetta::codec {
 
 namespace pb = google::protobuf;
@@ -210,6 +212,8 @@ std::unique_ptr<Schema> Schema::Load(const std::vector<std::string>& paths, std:
       impl->Info(d);
     }
   }
+  // Each type's fixed layout (or the reason it has none), once every type is known.
+  for (auto& [name, info] : impl->messages) info->fixed = BuildFixedLayout(*info);
   return std::unique_ptr<Schema>(new Schema(std::move(impl)));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,6 +52,8 @@ enum WireType : uint8_t {
   kI32 = 5
 };
 
+struct FixedLayout;  // fixed/fixed_layout.h
+
 struct EnumInfo {
   const google::protobuf::EnumDescriptor* descriptor;
   bool is_null_value;  // google.protobuf.NullValue: JSON null
@@ -84,6 +87,9 @@ struct MessageInfo {
   std::unordered_map<uint32_t, int> by_large_number;
   std::unordered_map<std::string_view, int> by_name;  // json_name and name
   int oneof_count = 0;
+  // Its layout as a record of the `fixed` format (or why it has none), compiled when the
+  // schema loads.
+  std::shared_ptr<const FixedLayout> fixed;
 
   const FieldInfo* FieldByNumber(uint32_t number) const {
     if (number < by_number.size()) {

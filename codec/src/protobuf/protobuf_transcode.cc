@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cbor/cbor_writer.h"
+#include "fixed/fixed_transcode.h"
 #include "json/json_writer.h"
 #include "msgpack/msgpack_writer.h"
 #include "protobuf/protobuf_reader.h"
@@ -36,6 +37,7 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
     return Failure(ErrorCode::kUnknownMessageType, "message type \"" + std::string(r.message_type) +
                                                        "\" is not in the loaded descriptors");
   }
+  if (r.from == Format::kFixed || r.to == Format::kFixed) return RunFixed(this, *m, r, out, stats);
   MappingOptions options = r.options;
   // proto3 JSON writes bytes as standard base64 with padding.
   if (r.from == Format::kProtobuf && r.to == Format::kJson && out) options.base64_standard = true;
@@ -91,6 +93,11 @@ Status Schema::Run(const TranscodeRequest& r, OutputBuffer* out, TranscodeStats*
     stats->peak_bytes = ctx.budget.peak();
   }
   return std::move(ctx.status);
+}
+
+uint32_t Schema::FixedRecordSize(std::string_view message_type) const {
+  const MessageInfo* m = Find(message_type);
+  return m != nullptr && m->fixed != nullptr ? m->fixed->size : 0;
 }
 
 }  // namespace rosetta::codec

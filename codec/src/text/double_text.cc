@@ -15,6 +15,11 @@ ShortestDecimal ToShortestDecimal(double d) {
   return {dec.significand, dec.exponent};
 }
 
+ShortestDecimal ToShortestDecimal(float f) {
+  const auto dec = fmt::detail::dragonbox::to_decimal(f);
+  return {dec.significand, dec.exponent};
+}
+
 char* WriteDecimalDouble(char* p, ShortestDecimal dec, double d, bool* integral) {
   const uint64_t sig = dec.significand;
   // Most doubles that are not short decimals have 16 or 17 digits. Telling those apart

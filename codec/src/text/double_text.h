@@ -17,6 +17,8 @@ struct ShortestDecimal {
   int exponent;
 };
 ShortestDecimal ToShortestDecimal(double d);
+// The same for a positive finite float: the fewest digits that read back as that float.
+ShortestDecimal ToShortestDecimal(float f);
 
 // The text of d = dec (d positive) in every layout; WriteShortestDouble's general case.
 char* WriteDecimalDouble(char* p, ShortestDecimal dec, double d, bool* integral);
@@ -81,17 +83,7 @@ inline char* ShortFraction(char* p, uint64_t sig, int n, int whole) {
 // `integral` tells whether the text is an integer (no '.', no exponent). The common shape
 // is written here, inline in the writers' loops; the rest in WriteDecimalDouble
 // (tests/codec/text/text_primitives_test.cc compares every shape with to_chars).
-inline char* WriteShortestDouble(char* p, double d, bool* integral) {
-  if (std::signbit(d)) {
-    *p++ = '-';
-    d = -d;
-  }
-  if (d == 0) {
-    *integral = true;
-    *p++ = '0';
-    return p;
-  }
-  const ShortestDecimal dec = ToShortestDecimal(d);
+inline char* WriteShortestDecimal(char* p, ShortestDecimal dec, double d, bool* integral) {
 #if defined(__SSE4_1__)
   using namespace double_text_detail;
   const uint64_t sig = dec.significand;
@@ -110,12 +102,50 @@ inline char* WriteShortestDouble(char* p, double d, bool* integral) {
 #endif
   return WriteDecimalDouble(p, dec, d, integral);
 }
+inline char* WriteShortestDouble(char* p, double d, bool* integral) {
+  if (std::signbit(d)) {
+    *p++ = '-';
+    d = -d;
+  }
+  if (d == 0) {
+    *integral = true;
+    *p++ = '0';
+    return p;
+  }
+  return WriteShortestDecimal(p, ToShortestDecimal(d), d, integral);
+}
+
+// A finite float's shortest text, laid out as WriteShortestDouble lays out a double's:
+// exactly what std::to_chars(p, p + 32, f) writes for the float (0.1f is "0.1", where the
+// double it widens to would be "0.10000000149011612").
+inline char* WriteShortestFloat(char* p, float f, bool* integral) {
+  if (std::signbit(f)) {
+    *p++ = '-';
+    f = -f;
+  }
+  if (f == 0) {
+    *integral = true;
+    *p++ = '0';
+    return p;
+  }
+  return WriteShortestDecimal(p, ToShortestDecimal(f), static_cast<double>(f), integral);
+}
 
 // A finite double as JSON writes it: an integral one keeps a ".0", so that it stays a float
 // across a round trip ("1" would come back as an integer). Uses up to 24 bytes at p.
 inline char* WriteJsonDouble(char* p, double d) {
   bool integral;
   p = WriteShortestDouble(p, d, &integral);
+  if (integral) {
+    p[0] = '.';
+    p[1] = '0';
+    p += 2;
+  }
+  return p;
+}
+inline char* WriteJsonFloat(char* p, float f) {
+  bool integral;
+  p = WriteShortestFloat(p, f, &integral);
   if (integral) {
     p[0] = '.';
     p[1] = '0';

@@ -366,7 +366,8 @@ TEST(Requests, SchemaFormatWithoutASchemaIsUnknownMessageType) {
   request.to = static_cast<Format>(9);
   Status s = Transcode(request, out);
   EXPECT_EQ(CodeName(s.code), "unsupported");
-  EXPECT_EQ(s.message, "format 9 is not one of json (1), cbor (2), msgpack (3), protobuf (4)");
+  EXPECT_EQ(s.message,
+            "format 9 is not one of json (1), cbor (2), msgpack (3), protobuf (4), fixed (5)");
   request.from = static_cast<Format>(0);
   EXPECT_EQ(CodeName(Validate(request).code), "unsupported");
 }

@@ -118,6 +118,41 @@ std::string WrittenDouble(double d) {
   return text;
 }
 
+// Floats (the fixed format's float fields into JSON): the float's own shortest text,
+// std::to_chars of the float, for every exponent and a million random bit patterns.
+TEST(WriteShortestFloat, SameTextAsToCharsOfTheFloat) {
+  int checked = 0;
+  auto check = [&](float f) {
+    char ref[40];
+    const std::string want(ref, std::to_chars(ref, ref + sizeof ref, f).ptr);
+    char buf[80];
+    std::memset(buf, kCanary, sizeof buf);
+    bool integral;
+    const std::string got(buf + 8, WriteShortestFloat(buf + 8, f, &integral));
+    ASSERT_EQ(got, want) << std::bit_cast<uint32_t>(f);
+    ASSERT_TRUE(CanaryIntact(buf, sizeof buf, 8, 24)) << got;
+    ASSERT_EQ(integral, got.find_first_of(".e") == std::string::npos) << got;
+    ++checked;
+  };
+  for (float f : {0.0f, -0.0f, 0.1f, 1.0f, 16777216.0f, 1234560.0f, 1e10f,
+                  std::numeric_limits<float>::min(), std::numeric_limits<float>::max(),
+                  std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::lowest()}) {
+    check(f);
+  }
+  for (int e = -45; e <= 38; ++e) {
+    const float p = std::pow(10.0f, static_cast<float>(e));
+    for (float f : {p, std::nextafter(p, 0.0f), std::nextafter(p, INFINITY), 1.5f * p, 7.0f * p}) {
+      if (std::isfinite(f)) check(f);
+    }
+  }
+  std::mt19937_64 rng(32);
+  for (int i = 0; i < 1000000; ++i) {
+    const float f = std::bit_cast<float>(static_cast<uint32_t>(rng()));
+    if (std::isfinite(f)) check(f);
+  }
+  EXPECT_GT(checked, 990000);
+}
+
 TEST(WriteShortestDouble, SameTextAsToChars) {
   int checked = 0;
   auto check = [&](double d) {

@@ -9,7 +9,7 @@
 namespace rosetta::codec {
 
 // Numbers are the proto enum's (rosetta.v1.Format) and the TCP protocol's.
-enum class Format : uint8_t { kJson = 1, kCbor = 2, kMsgpack = 3, kProtobuf = 4 };
+enum class Format : uint8_t { kJson = 1, kCbor = 2, kMsgpack = 3, kProtobuf = 4, kFixed = 5 };
 
 // The format registry: each format described once. The CLI's FMT names, the metrics'
 // labels, the HTTP media types and the check of a format number on the wire all come from
@@ -25,11 +25,14 @@ struct FormatInfo {
   bool needs_schema;
 };
 
-inline constexpr std::array<FormatInfo, 4> kFormatTable = {{
+inline constexpr std::array<FormatInfo, 5> kFormatTable = {{
     {Format::kJson, "json", "application/json", "", false},
     {Format::kCbor, "cbor", "application/cbor", "", false},
     {Format::kMsgpack, "msgpack", "application/msgpack", "application/vnd.msgpack", false},
     {Format::kProtobuf, "protobuf", "application/x-protobuf", "", true},
+    // Records of a protobuf message type whose fields all have a fixed size
+    // (docs/formats.md "Fixed records").
+    {Format::kFixed, "fixed", "application/x-rosetta-fixed", "", true},
 }};
 
 // The row of a format number from the wire (gRPC enum, TCP byte), or null: 0 and
@@ -44,7 +47,8 @@ constexpr const FormatInfo& Info(Format format) { return *FindFormat(static_cast
 
 std::optional<Format> ParseFormat(std::string_view name);  // "json", "cbor", ...
 std::string_view FormatName(Format format);  // "unknown" for a number not in the table
-// "json (1), cbor (2), msgpack (3), protobuf (4)": what a refusal of a format number lists.
+// "json (1), cbor (2), msgpack (3), protobuf (4), fixed (5)": what a refusal of a format
+// number lists.
 std::string FormatList();
 
 }  // namespace rosetta::codec

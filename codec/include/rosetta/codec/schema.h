@@ -31,6 +31,7 @@ class Schema final : public FormatSchema {
   // Runs a request with protobuf on either side (FormatSchema); out is null for Validate.
   Status Run(const TranscodeRequest& request, OutputBuffer* out,
              TranscodeStats* stats) const override;
+  uint32_t FixedRecordSize(std::string_view message_type) const override;
 
   struct Impl;
 

@@ -24,6 +24,9 @@ class FormatSchema {
   // out is null for Validate.
   virtual Status Run(const TranscodeRequest& request, OutputBuffer* out,
                      TranscodeStats* stats) const = 0;
+  // The size of a record of message_type in the `fixed` format; 0 when it has no fixed
+  // layout (or is not loaded). Sequences of fixed records are cut with it.
+  virtual uint32_t FixedRecordSize(std::string_view message_type) const = 0;
 
  protected:
   virtual ~FormatSchema();

@@ -1,0 +1,143 @@
+#include "fixed/fixed_layout.h"
+
+#include <google/protobuf/descriptor.h>
+#include <algorithm>
+
+namespace rosetta::codec {
+
+namespace {
+
+namespace pb = google::protobuf;
+
+struct Builder {
+  FixedLayout& layout;
+  std::vector<const MessageInfo*> open;  // the messages being laid out (recursion check)
+  std::string path;                      // of the field being laid out
+
+  bool Refuse(std::string reason) {
+    layout.error = std::move(reason);
+    layout.error_path = path.empty() ? std::string() : path;
+    return false;
+  }
+
+  bool Message(const MessageInfo& m, std::string_view key, const FieldInfo* field, uint32_t depth) {
+    if (m.well_known != WellKnown::kNone)
+      return Refuse(m.full_name + " has a JSON form of its own, not a fixed layout");
+    if (std::find(open.begin(), open.end(), &m) != open.end())
+      return Refuse("message " + m.full_name + " contains itself: no fixed size");
+    if (m.fields.empty()) return Refuse("message " + m.full_name + " has no fields: no record");
+    open.push_back(&m);
+    layout.depth = std::max(layout.depth, depth);
+    const size_t begin = layout.steps.size();
+    FixedStep b{};
+    b.kind = FixedKind::kBegin;
+    b.fields = static_cast<uint32_t>(m.fields.size());
+    b.key = key;
+    b.field = field;
+    b.message = &m;
+    layout.steps.push_back(b);
+    ++layout.items;
+    // Field-number order, whatever the declaration order.
+    std::vector<const FieldInfo*> fields;
+    for (const FieldInfo& f : m.fields) fields.push_back(&f);
+    std::sort(fields.begin(), fields.end(),
+              [](const FieldInfo* a, const FieldInfo* b) { return a->number < b->number; });
+    for (const FieldInfo* f : fields) {
+      const size_t path_size = path.size();
+      path += '/';
+      path += f->json_name;
+      if (!Field(*f, depth)) return false;
+      path.resize(path_size);
+    }
+    FixedStep e{};
+    e.kind = FixedKind::kEnd;
+    layout.steps.push_back(e);
+    layout.steps[begin].end = static_cast<uint32_t>(layout.steps.size() - 1);
+    open.pop_back();
+    return true;
+  }
+
+  bool Field(const FieldInfo& f, uint32_t depth) {
+    if (f.is_map) return Refuse("map field has no fixed size");
+    if (f.repeated) return Refuse("repeated field has no fixed size");
+    if (f.oneof_index >= 0) return Refuse("oneof member has no fixed size (it may be absent)");
+    using T = pb::FieldDescriptor;
+    if (f.type == T::TYPE_MESSAGE) return Message(*f.message, f.json_name, &f, depth + 1);
+    // proto2's required fields are always there; optional ones (either syntax) may not be.
+    if (f.has_presence && !f.descriptor->is_required())
+      return Refuse("optional field has no fixed size (it may be absent)");
+    FixedStep s{};
+    s.key = f.json_name;
+    s.field = &f;
+    s.offset = layout.size;
+    uint32_t width = 4;
+    switch (f.type) {
+      case T::TYPE_BOOL:
+        s.kind = FixedKind::kBool;
+        width = 1;
+        break;
+      case T::TYPE_INT32:
+      case T::TYPE_SINT32:
+      case T::TYPE_SFIXED32:
+        s.kind = FixedKind::kInt32;
+        break;
+      case T::TYPE_UINT32:
+      case T::TYPE_FIXED32:
+        s.kind = FixedKind::kUint32;
+        break;
+      case T::TYPE_INT64:
+      case T::TYPE_SINT64:
+      case T::TYPE_SFIXED64:
+        s.kind = FixedKind::kInt64;
+        width = 8;
+        break;
+      case T::TYPE_UINT64:
+      case T::TYPE_FIXED64:
+        s.kind = FixedKind::kUint64;
+        width = 8;
+        break;
+      case T::TYPE_FLOAT:
+        s.kind = FixedKind::kFloat;
+        break;
+      case T::TYPE_DOUBLE:
+        s.kind = FixedKind::kDouble;
+        width = 8;
+        break;
+      case T::TYPE_ENUM:
+        s.kind = FixedKind::kEnum;
+        s.enum_info = f.enum_info;
+        s.closed_enum =
+            f.enum_info->descriptor->file()->syntax() == pb::FileDescriptor::SYNTAX_PROTO2;
+        break;
+      case T::TYPE_STRING:
+        return Refuse("string field has no fixed size");
+      case T::TYPE_BYTES:
+        return Refuse("bytes field has no fixed size");
+      default:
+        return Refuse("group field has no fixed size");
+    }
+    layout.size += width;
+    layout.steps.push_back(s);
+    ++layout.items;
+    return true;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const FixedLayout> BuildFixedLayout(const MessageInfo& m) {
+  auto layout = std::make_shared<FixedLayout>();
+  Builder b{*layout, {}, {}};
+  if (!b.Message(m, {}, nullptr, 1)) {
+    layout->steps.clear();
+    layout->size = 0;
+    return layout;
+  }
+  for (const FixedStep& s : layout->steps) {
+    if (s.kind == FixedKind::kBool || (s.kind == FixedKind::kEnum && s.closed_enum))
+      layout->checks.push_back(&s);
+  }
+  return layout;
+}
+
+}  // namespace rosetta::codec

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protobuf/protobuf_schema.h"
+
+namespace rosetta::codec {
+
+// The `fixed` format (DESIGN.md "Fixed layout", docs/formats.md "Fixed records"): a
+// protobuf message type whose fields all have a fixed size is one record, its fields in
+// field-number order, little-endian, no tags, no lengths, no padding; a singular message
+// field is its own fields inline. The layout is compiled once per message type when the
+// schema loads (MessageInfo::fixed): a flat plan of steps with their offsets and kinds,
+// which the reader and writer run instead of looking at descriptors.
+enum class FixedKind : uint8_t {
+  kBegin,   // a message starts: `fields` members follow (the root, or the value of a key)
+  kEnd,     // it ends
+  kBool,    // 1 byte, 0 or 1
+  kInt32,   // int32, sint32, sfixed32: 4 bytes, two's complement
+  kUint32,  // uint32, fixed32
+  kInt64,   // int64, sint64, sfixed64
+  kUint64,  // uint64, fixed64
+  kFloat,
+  kDouble,
+  kEnum,  // 4 bytes, an enum number
+};
+
+struct FixedStep {
+  FixedKind kind;
+  uint32_t offset = 0;   // in the record (scalars)
+  uint32_t fields = 0;   // kBegin: how many members
+  std::string_view key;  // the member this step is the value of (json_name); empty: the root
+  const FieldInfo* field = nullptr;      // scalars and nested messages (null for the root)
+  const MessageInfo* message = nullptr;  // kBegin
+  const EnumInfo* enum_info = nullptr;   // kEnum
+  bool closed_enum = false;              // kEnum: proto2 enums refuse numbers they do not name
+  uint32_t end = 0;                      // kBegin: the index of its kEnd step
+};
+
+struct FixedLayout {
+  // Empty when the type has no fixed layout: then `error` says why and `error_path` is
+  // the JSON Pointer of the first field that breaks it ("/position/label").
+  std::vector<FixedStep> steps;
+  uint32_t size = 0;   // bytes in a record
+  uint32_t depth = 0;  // nesting of messages (the root is 1)
+  uint32_t items = 0;  // the items a record is read as (members and messages), for max_items
+  // The steps whose bytes may be refused (bools, closed enums): what a check of a record
+  // (validate, fixed into fixed) looks at.
+  std::vector<const FixedStep*> checks;
+  std::string error;
+  std::string error_path;
+
+  bool ok() const { return !steps.empty(); }
+};
+
+// Compiles the layout of m (every type reachable from it must be complete).
+std::shared_ptr<const FixedLayout> BuildFixedLayout(const MessageInfo& m);
+
+}  // namespace rosetta::codec
