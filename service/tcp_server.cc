@@ -19,6 +19,12 @@ namespace {
 
 constexpr size_t kKeptOutputBytes = 64 << 10;
 
+// The going-away response of a drain (docs/tcp-protocol.md "Drain"): a status of its own,
+// after every codec error code, so that no error code can ever take its number.
+constexpr uint8_t kGoingAwayStatus = 20;
+static_assert(codec::kErrorCodeCount <= kGoingAwayStatus,
+              "a new codec::ErrorCode takes the going-away status: move kGoingAwayStatus past it");
+
 // Memory for the asynchronous operations of the sessions (a socket wait, a write, a timer
 // wait), recycled per thread. Asio's own per-thread cache keeps one block, and a session
 // has two or three operations outstanding at once (the write of an answer and the wait
@@ -176,6 +182,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     stream_.socket().non_blocking(true, ec);
     stream_.socket().set_option(tcp::no_delay(true), ec);
     if (server_.tls_ == nullptr) {
+      handshaken_ = true;
       SetDeadline(Clock::now() + std::chrono::milliseconds(server_.config_.tcp_idle_timeout_ms));
       return DoRead();
     }
@@ -189,14 +196,29 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         self->server_.metrics_.Rejected(Transport::kTcp, Rejection::kTlsHandshake);
         return self->Close();
       }
+      self->handshaken_ = true;
       self->UpdateDeadline();
       self->DoRead();
     }));
   }
 
+  // SIGTERM: the frames already received (buffered, and what the socket holds now) are
+  // answered, then one going-away response names the last request answered, and the
+  // sending side shuts down (ProcessFrames, GoAway). A client that half-closed is answered
+  // in full. Neither the frame nor the idle timeout applies from now on, only the drain's.
   void BeginDrain() {
-    if (state_ == State::kServing) Enter(State::kDraining);
-    if (Idle()) Close();
+    if (state_ != State::kServing) return;
+    if (!handshaken_) return Close();  // TLS handshake under way: no frame has come
+    Enter(State::kDraining);
+    deadline_kind_ = Deadline::kDrain;
+    SetDeadline(Clock::now() + std::chrono::milliseconds(server_.config_.drain_timeout_ms));
+    boost::system::error_code ec;
+    drain_budget_ = stream_.socket().available(ec);
+    if (ec) drain_budget_ = 0;
+    drain_input_done_ = drain_budget_ == 0;
+    // Over TLS a read may be out; it completes at once when the socket holds bytes, and its
+    // handler goes on with the drain. Otherwise the drain goes on now.
+    if (!reading_ || !stream_.tls() || drain_input_done_) ProcessFrames();
   }
   void Close() {
     if (state_ == State::kClosed) return;
@@ -210,11 +232,11 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
  private:
   // A connection's life, one state at a time, changed only by Enter:
   //   kServing       reading and answering frames
-  //   kDraining      SIGTERM: frames already complete are answered, a started one may
-  //                  finish (within the frame timeout), then the connection closes
+  //   kDraining      SIGTERM: the frames received by then (buffered, and what the socket
+  //                  held) are answered; then the going-away answer, as a last answer
   //   kInputEnded    the client half-closed: what came is answered, then it closes
-  //   kAnsweringLast an oversized frame: its one error answer is being written, no more
-  //                  frames are read
+  //   kAnsweringLast an oversized frame's error answer, or the going-away answer of a
+  //                  drain, is being written; no more frames are read
   //   kLingering     that answer is sent and our side shut down; what still arrives is
   //                  discarded for tcp_linger_ms, so that no reset destroys the answer
   //   kClosed        the socket is closed
@@ -248,8 +270,6 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
   bool Closing() const { return state_ >= State::kAnsweringLast; }  // no more frames are read
 
-  bool Idle() const { return !frames_.HasPartial() && out_.empty() && !writing_; }
-
   void DoRead() {
     if (reading_ || state_ == State::kClosed) return;
     if (stream_.tls()) return TlsRead();
@@ -265,6 +285,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     if (state_ == State::kClosed) return;
     if (ec) return Close();
     if (state_ == State::kLingering) return Discard();
+    if (state_ == State::kDraining) return ProcessFrames();  // reads only what it budgeted
     // Growing the input buffer for a frame is part of handling it: what the reads below
     // allocate is charged to the next frame this connection answers.
     const heap::Counts before_read = g_request_metrics ? heap::ThisThread() : heap::Counts{};
@@ -283,6 +304,14 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   // moves its bytes as frames are answered), and MoveTlsInput hands the bytes on.
   void TlsRead() {
     if (tls_used_ < tls_have_) return;  // the frames must take what was read first
+    if (state_ == State::kDraining) {
+      // Only what the socket held at the signal: a read that would wait ends the input.
+      boost::system::error_code ec;
+      if (drain_input_done_ || stream_.socket().available(ec) == 0 || ec) {
+        drain_input_done_ = true;
+        return;
+      }
+    }
     if (!tls_in_) tls_in_.reset(new char[kTlsReadBytes]);
     reading_ = true;
     stream_.ReadSome(asio::buffer(tls_in_.get(), kTlsReadBytes),
@@ -300,11 +329,18 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     // One wake-up takes every record that is already here (a client that writes each frame
     // as its own record must not cost one wake-up and one answer write per frame).
     // (Not while a write is out: a read that must answer, such as a TLS 1.3 key update,
-    // would write beside it.)
-    while (!ec && !writing_ && tls_have_ < kTlsReadBytes) {
+    // would write beside it.) Draining, at most the bytes the socket held at the signal.
+    const bool draining = state_ == State::kDraining;
+    while (!ec && !writing_ && tls_have_ < kTlsReadBytes &&
+           (!draining || tls_have_ < drain_budget_)) {
       const size_t more =
           stream_.ReadNow(asio::buffer(tls_in_.get() + tls_have_, kTlsReadBytes - tls_have_), ec);
       tls_have_ += more;
+    }
+    if (draining) {
+      drain_budget_ -= std::min<uint64_t>(drain_budget_, tls_have_);
+      if (drain_budget_ == 0 || ec == asio::error::would_block || ec == asio::error::try_again)
+        drain_input_done_ = true;
     }
     if (ec == asio::error::would_block || ec == asio::error::try_again) ec = {};
     MoveTlsInput();
@@ -362,6 +398,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void ProcessFrames() {
     const uint64_t max_pending = server_.config_.tcp_max_pending_bytes;
     const uint64_t max_frame = kRequestHeaderBytes + 0xffff + limits_.max_input_bytes;
+    bool need_more = false;  // every whole frame received is answered
     while (!Closing() && out_.size() + sending_.size() <= max_pending) {
       std::string_view body;
       size_t padding;
@@ -372,23 +409,85 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
         // A frame's claim is admitted as soon as its request id is in, before its body is
         // kept; refused, it is answered now and its body dropped as it arrives.
         if (!admitted_.held() && frames_.HeaderIn() && !Admit()) continue;
+        if (state_ == State::kDraining && ReadDrainInput()) continue;
+        if (state_ == State::kClosed) return;
+        need_more = true;
         break;
       }
       if (!admitted_.held() && !Admit()) continue;
       HandleFrame(body, padding);  // body stays valid: the reader only moves on Consume
       frames_.Consume();
       admitted_.Release();
-      deadline_kind_ = Deadline::kIdle;
+      if (deadline_kind_ != Deadline::kDrain) deadline_kind_ = Deadline::kIdle;
     }
     frames_.Settle();
+    if (state_ == State::kDraining && need_more) {
+      if (!drain_input_done_) {
+        if (stream_.tls()) DoRead();  // what the socket held at the signal, over TLS
+        if (!drain_input_done_) return Flush();
+      }
+      return GoAway();
+    }
     Flush();
     UpdateDeadline();
     if (Closing()) return;
-    if (state_ == State::kInputEnded || (state_ == State::kDraining && !frames_.HasPartial())) {
+    if (state_ == State::kInputEnded) {
       if (!writing_ && out_.empty()) Close();
       return;
     }
+    if (state_ == State::kDraining) return;  // backpressure: OnWrite goes on with the drain
     if (out_.size() + sending_.size() <= max_pending) DoRead();  // else: backpressure until OnWrite
+  }
+
+  // Draining, plaintext: reads what the socket held at the signal (drain_budget_), as far
+  // as the frame reader takes it before its frames are answered; true if bytes came in.
+  bool ReadDrainInput() {
+    if (drain_input_done_ || stream_.tls()) return false;
+    boost::system::error_code ec;
+    const uint64_t available = stream_.socket().available(ec);
+    const uint64_t can = std::min(available, drain_budget_);
+    if (ec || can == 0) {
+      drain_input_done_ = true;
+      return false;
+    }
+    const heap::Counts before = g_request_metrics ? heap::ThisThread() : heap::Counts{};
+    auto [room, want] = frames_.Prepare(static_cast<size_t>(can));
+    size_t n = 0;
+    if (want > 0) {
+      n = stream_.socket().read_some(asio::buffer(room, std::min<uint64_t>(want, can)), ec);
+      frames_.Commit(n);
+      drain_budget_ -= n;
+    }
+    if (g_request_metrics) {
+      const heap::Counts after = heap::ThisThread();
+      read_allocations_.bytes += after.bytes - before.bytes;
+      read_allocations_.calls += after.calls - before.calls;
+    }
+    if (ec == asio::error::eof) {
+      Enter(State::kInputEnded);  // the client half-closed: everything it sent is answered
+      drain_input_done_ = true;
+    } else if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+      Close();
+      return false;
+    }
+    if (drain_budget_ == 0 || ec) drain_input_done_ = true;
+    return n > 0;
+  }
+
+  // The drain's last answer: status kGoingAwayStatus under the id of the last request
+  // answered (0 if none), then the sending side shuts down as after an oversized frame, so
+  // that no reset destroys the answers. What the client sent after that request was not
+  // read; it resends it on another connection.
+  void GoAway() {
+    Enter(State::kAnsweringLast);
+    const uint32_t last = last_answered_;
+    Respond(kGoingAwayStatus, last,
+            "going_away at byte 0: draining; request " + std::to_string(last) +
+                " was the last answered on this connection, send later requests on another "
+                "connection");
+    admitted_.Release();
+    frames_.Release();
+    Flush();
   }
 
   // Claims the current frame's body from the process-wide admission; refused: answered
@@ -487,6 +586,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   }
 
   void Respond(uint8_t status, uint32_t id, std::string_view data) {
+    last_answered_ = id;
     PutBe32(out_, static_cast<uint32_t>(6 + data.size()));
     out_.push_back(1);
     out_.push_back(static_cast<char>(status));
@@ -525,7 +625,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
       if (!out_.empty()) return Flush();
       return Linger();
     }
-    ProcessFrames();  // resumes frames held back by backpressure, and reading
+    ProcessFrames();  // resumes frames held back by backpressure, reading, or a drain
   }
 
   // The prefix claims more than this connection accepts: one error response (request id
@@ -569,6 +669,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   // a connection must make progress within tcp_idle_timeout_ms.
   void UpdateDeadline() {
     if (state_ == State::kClosed || state_ == State::kLingering) return;
+    if (deadline_kind_ == Deadline::kDrain) return;
     const auto now = Clock::now();
     if (frames_.HasPartial()) {
       if (deadline_kind_ != Deadline::kFrame) {
@@ -604,7 +705,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
           Pool([self = shared_from_this()](boost::system::error_code e) { self->OnTimer(e); }));
       return;
     }
-    if (deadline_kind_ != Deadline::kLinger) {
+    if (deadline_kind_ == Deadline::kFrame || deadline_kind_ == Deadline::kIdle) {
       server_.metrics_.Rejected(Transport::kTcp, deadline_kind_ == Deadline::kFrame
                                                      ? Rejection::kFrameTimeout
                                                      : Rejection::kIdleTimeout);
@@ -624,10 +725,16 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   Clock::time_point deadline_ = Clock::time_point::max();
   State state_ = State::kServing;
   // What the deadline is for: no progress (tcp_idle_timeout_ms), a started frame
-  // (tcp_frame_timeout_ms), or the linger after a last answer (tcp_linger_ms).
-  enum class Deadline : uint8_t { kIdle, kFrame, kLinger } deadline_kind_ = Deadline::kIdle;
+  // (tcp_frame_timeout_ms), a drain (drain_timeout_ms), or the linger after a last answer
+  // (tcp_linger_ms).
+  enum class Deadline : uint8_t { kIdle, kFrame, kDrain, kLinger } deadline_kind_ = Deadline::kIdle;
   // Asynchronous operations outstanding (one of each at most).
   bool reading_ = false, writing_ = false, timer_armed_ = false;
+  bool handshaken_ = false;  // plaintext, or the TLS handshake is done
+  // Drain: bytes the socket held at the signal still to read, and whether reading is over.
+  uint64_t drain_budget_ = 0;
+  bool drain_input_done_ = false;
+  uint32_t last_answered_ = 0;      // the request id of the last answer written
   heap::Counts read_allocations_;   // by reads since the last answered request
   AdmissionTicket admitted_;        // the current frame's claim
   std::unique_ptr<char[]> tls_in_;  // TLS: decrypted bytes not yet in the frame reader

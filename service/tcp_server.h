@@ -33,7 +33,9 @@ class TcpServer {
   // TLS on this listener's connections (null: plaintext). Before Start.
   void SetTls(Tls* tls) { tls_ = tls; }
   int Start();
-  // Stops accepting; idle connections close now, busy ones when their requests are done.
+  // Stops accepting; each connection answers the frames it has received (buffered, and
+  // what its socket holds now), then sends the going-away answer and closes its sending
+  // side (docs/tcp-protocol.md "Drain").
   void BeginDrain();
   // Waits up to `timeout` for connections to finish, then closes the rest.
   void Stop(std::chrono::milliseconds timeout);

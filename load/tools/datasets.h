@@ -44,6 +44,8 @@ inline std::string_view DatasetExtension(codec::Format f) {
       return "msgpack";
     case codec::Format::kProtobuf:
       return "pb";
+    case codec::Format::kFixed:
+      return "fixed";
   }
   return "bin";
 }
