@@ -12,6 +12,7 @@ the expected one, so it doubles as an end-to-end check.
 """
 import argparse
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -19,6 +20,21 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEALTH_PROTO_DIR = '/usr/share/grpc-proto/grpc/health/v1'  # Debian package grpc-proto
+
+# The channel balances calls over every address its target resolves to (round_robin: a
+# headless Service's DNS name gives one per ready replica), and a call that fails
+# UNAVAILABLE (a replica draining sends GOAWAY, a gone one refuses connections) is tried
+# again on another, as gRPC's retry policy allows (gRFC A6; at most 5 attempts).
+SERVICE_CONFIG = {
+    'loadBalancingConfig': [{'round_robin': {}}],
+    'methodConfig': [{
+        'name': [{'service': 'rosetta.v1.Transcoder'}],
+        'retryPolicy': {'maxAttempts': 5, 'initialBackoff': '0.05s', 'maxBackoff': '1s', 'backoffMultiplier': 2,
+                        'retryableStatusCodes': ['UNAVAILABLE']},
+    }],
+}
+CHANNEL_OPTIONS = [('grpc.service_config', json.dumps(SERVICE_CONFIG)), ('grpc.enable_retries', 1),
+                   ('grpc.dns_min_time_between_resolutions_ms', 1000)]
 
 
 def generate_stubs(proto_dir, out_dir):
@@ -64,7 +80,7 @@ def main():
             if not ok:
                 failures.append(what)
 
-        with grpc.insecure_channel(args.grpc) as channel:
+        with grpc.insecure_channel(args.grpc, options=CHANNEL_OPTIONS) as channel:
             stub = pb_grpc.TranscoderStub(channel)
 
             # 1. Transcode JSON -> CBOR.

@@ -203,7 +203,7 @@ class GrpcConnection {
     bool again = false;
     Clock::time_point next;
     if (config_.mode == Mode::kClosed) {
-      again = done < state_.window.stop;
+      again = done < state_.window.stop && !state_.Stopped();
       next = done;
     } else {
       std::lock_guard<std::mutex> lock(mu_);
@@ -234,13 +234,58 @@ class GrpcConnection {
   std::deque<Clock::time_point> backlog_;
 };
 
+// The channel target: one address through the DNS resolver (a name may stand for several
+// replicas, as a headless Service's does), several as a static list of IP addresses.
+std::string ChannelTarget(const LoadConfig& config, std::string* error) {
+  auto hostport = [](const std::string& host, const std::string& port) {
+    std::string s;
+    if (host.find(':') != std::string::npos) {
+      s.append("[").append(host).append("]");
+    } else {
+      s.append(host);
+    }
+    return s.append(":").append(port);
+  };
+  if (config.addresses.size() <= 1)
+    return std::string("dns:///").append(hostport(config.host, config.port));
+  std::string list;
+  bool v6 = false;
+  for (const auto& [host, port] : config.addresses) {
+    const bool is_v6 = host.find(':') != std::string::npos;
+    const bool is_v4 = !is_v6 && host.find_first_not_of("0123456789.") == std::string::npos;
+    if (!is_v4 && !is_v6) {
+      *error = "gRPC takes several --address only as IP addresses (" + host +
+               " is a name: give one name that resolves to every replica instead)";
+      return {};
+    }
+    v6 = is_v6;
+    if (!list.empty()) list += ',';
+    list += hostport(host, port);
+  }
+  return std::string(v6 ? "ipv6:" : "ipv4:").append(list);
+}
+
+// Every channel balances calls over all the addresses its target resolves to
+// (round_robin), and retries a call that fails UNAVAILABLE (a replica draining or gone:
+// GOAWAY, a refused connection) as gRPC's retry policy allows (gRFC A6), on another one.
+std::string ServiceConfig(int max_attempts) {
+  std::string config = R"({"loadBalancingConfig": [{"round_robin": {}}])";
+  if (max_attempts > 1) {
+    config += R"(, "methodConfig": [{"name": [{"service": "rosetta.v1.Transcoder"}], )"
+              R"("retryPolicy": {"maxAttempts": )" +
+              std::to_string(max_attempts) +
+              R"(, "initialBackoff": "0.05s", "maxBackoff": "1s", "backoffMultiplier": 2, )"
+              R"("retryableStatusCodes": ["UNAVAILABLE"]}}])";
+  }
+  return config + "}";
+}
+
 }  // namespace
 
 bool RunGrpcLoad(LoadState& state, std::string* error) {
   const LoadConfig& config = state.config;
-  const std::string target =
-      (config.host.find(':') != std::string::npos ? "[" + config.host + "]" : config.host) + ":" +
-      config.port;
+  const std::string target = ChannelTarget(config, error);
+  if (target.empty()) return false;
   const std::shared_ptr<grpc::ChannelCredentials> credentials =
       ChannelCredentials(config.tls, error);
   if (!credentials) return false;
@@ -252,6 +297,13 @@ bool RunGrpcLoad(LoadState& state, std::string* error) {
     args.SetInt("rosetta.load.channel", i);
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
+    args.SetServiceConfigJSON(ServiceConfig(config.grpc_max_attempts));
+    // A retried call's request is kept until it is answered: room for this payload.
+    args.SetInt(GRPC_ARG_PER_RPC_RETRY_BUFFER_SIZE,
+                static_cast<int>(std::max<size_t>(256 << 10, config.payload.size() + (64 << 10))));
+    // A replica that went away is looked up again within a second (default: 30 s), so a
+    // restarted one (a new address behind the same name) takes calls soon.
+    args.SetInt(GRPC_ARG_DNS_MIN_TIME_BETWEEN_RESOLUTIONS_MS, 1000);
     if (!config.tls.server_name.empty()) args.SetSslTargetNameOverride(config.tls.server_name);
     auto channel = grpc::CreateCustomChannel(target, credentials, args);
     if (!channel->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(5))) {
@@ -275,7 +327,7 @@ bool RunGrpcLoad(LoadState& state, std::string* error) {
   for (auto& c : connections) c->SetDeadline(deadline);
   if (config.mode == Mode::kClosed) {
     for (auto& c : connections) c->StartClosed();
-    std::this_thread::sleep_until(w.stop);
+    state.WaitForEnd();
   } else {
     // The pacer: request j is due at start + j / rate on connection j % N, whatever the
     // answers do. When it wakes late it sends what is due at once; the lateness is part
@@ -283,7 +335,7 @@ bool RunGrpcLoad(LoadState& state, std::string* error) {
     const size_t n = connections.size();
     for (uint64_t j = 0;; ++j) {
       const Clock::time_point t = IntendedTime(w, config.rate, j);
-      if (t >= w.stop) break;
+      if (t >= w.stop || state.Stopped()) break;
       if (t > Clock::now()) std::this_thread::sleep_until(t);
       connections[j % n]->Due(t);
     }

@@ -181,6 +181,8 @@ class HttpExchange {
 
   // rosettad's problem+json names the error in its type, "urn:rosetta:error:CODE"
   // (service/http_server.cc); without it, "http_" and the status.
+  static bool GoingAway(const Response&) { return false; }  // a draining server says close
+
   std::string ErrorCode(const Response& r) const {
     static constexpr std::string_view kType = "\"type\":\"urn:rosetta:error:";
     const size_t at = r.body.find(kType);

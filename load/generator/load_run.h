@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "load/generator/latency_histogram.h"
@@ -33,8 +35,10 @@ struct TlsConfig {
 
 struct LoadConfig {
   Transport transport = Transport::kGrpc;
-  std::string host = "127.0.0.1";
+  std::string host = "127.0.0.1";  // the first address: its name is TLS's server name
   std::string port = "50051";
+  // Every --address (HOST, PORT): connections spread over all they resolve to.
+  std::vector<std::pair<std::string, std::string>> addresses;
   int connections = 1;
   int inflight = 1;  // requests in flight per connection
   Mode mode = Mode::kClosed;
@@ -43,6 +47,7 @@ struct LoadConfig {
   double warmup_s = 1;
   double drain_s = 5;  // after the end: how long answers to requests already sent are awaited
   int io_threads = 1;  // TCP and HTTP: Asio threads
+  int grpc_max_attempts = 5;  // gRPC: attempts of a call that fails UNAVAILABLE (1: no retry)
   TlsConfig tls;
   Operation op = Operation::kTranscode;
   codec::Format from = codec::Format::kJson;
@@ -161,8 +166,27 @@ struct LoadState {
                   std::chrono::nanoseconds(static_cast<int64_t>(config.duration_s * 1e9));
     started.store(true, std::memory_order_release);
   }
+  // SIGTERM or SIGINT (rosetta_load.cc): sending ends now, as at the end of --duration.
+  void RequestStop() {
+    int64_t expected = 0;
+    const int64_t now = Clock::now().time_since_epoch().count();
+    stopped_at.compare_exchange_strong(expected, now);
+  }
+  bool Stopped() const { return stopped_at.load(std::memory_order_relaxed) != 0; }
+  // When sending ended or ends: the end of the window, or the moment a stop was asked.
+  Clock::time_point End() const {
+    const int64_t at = stopped_at.load();
+    if (at == 0) return window.stop;
+    return std::min(window.stop, Clock::time_point(Clock::duration(at)));
+  }
+  // Sleeps until End().
+  void WaitForEnd() const {
+    while (!Stopped() && Clock::now() < window.stop)
+      std::this_thread::sleep_for(
+          std::min<Clock::duration>(std::chrono::milliseconds(20), window.stop - Clock::now()));
+  }
   Clock::time_point DrainDeadline() const {
-    return window.stop + std::chrono::nanoseconds(static_cast<int64_t>(config.drain_s * 1e9));
+    return End() + std::chrono::nanoseconds(static_cast<int64_t>(config.drain_s * 1e9));
   }
 
   // A connection that broke or was closed by the server (TCP, HTTP): counted, the first
@@ -179,7 +203,10 @@ struct LoadState {
   std::string lost_reason;
   std::atomic<bool> started{false};
   std::atomic<int64_t> in_flight{0};
-  std::atomic<int64_t> backlog{0};  // open loop: due but not yet sent (all slots busy)
+  std::atomic<int64_t> backlog{0};     // open loop: due but not yet sent (all slots busy)
+  std::atomic<int64_t> stopped_at{0};  // Clock ticks of RequestStop; 0: not asked
+  // TCP: connections moved after a going-away answer, and requests sent again there.
+  std::atomic<uint64_t> reconnects{0}, resent{0};
   std::vector<std::unique_ptr<ConnectionStats>> connections;
 };
 

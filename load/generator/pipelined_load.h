@@ -10,10 +10,13 @@
 //   void AppendRequest(std::string* out, uint32_t id) const;
 //   ParseResult Parse(const char* data, size_t size, Response* r, std::string* bad) const;
 //   std::string ErrorCode(const Response& r) const;   of an answer that is not ok
+//   static bool GoingAway(const Response& r);      the server drains: r.id was the last request
+//                                                  it answered, the rest go to a new connection
 #pragma once
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange without it
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <cstddef>
@@ -135,18 +138,41 @@ WithMemory<std::decay_t<Handler>> InMemory(HandlerMemory& memory, Handler&& hand
   return {&memory, std::forward<Handler>(handler)};
 }
 
+// Every address of config.addresses (HOST:PORT each; a name may stand for several, as a
+// headless Service's does), resolved now. Empty with *error when none resolves.
+inline std::vector<boost::asio::ip::tcp::endpoint> ResolveAddresses(const LoadConfig& config,
+                                                                    std::string* error) {
+  namespace asio = boost::asio;
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  std::vector<asio::ip::tcp::endpoint> out;
+  for (const auto& [host, port] : config.addresses) {
+    boost::system::error_code ec;
+    auto results = resolver.resolve(host, port, ec);
+    if (ec) {
+      *error = "cannot resolve " + host + ": " + ec.message();
+      continue;
+    }
+    for (const auto& r : results) out.push_back(r.endpoint());
+  }
+  return out;
+}
+
 template <class Protocol, class Stream>
 class PipelinedConnection
     : public std::enable_shared_from_this<PipelinedConnection<Protocol, Stream>> {
   static constexpr bool kTls = !std::is_same_v<Stream, boost::asio::ip::tcp::socket>;
+  using tcp = boost::asio::ip::tcp;
 
  public:
-  // StreamArgs: the io_context, and for TLS the ssl::context.
-  template <class... StreamArgs>
+  // `tls`: the context of every stream of this connection (TLS only).
   PipelinedConnection(LoadState& state, ConnectionStats& stats, int index,
-                      StreamArgs&&... stream_args)
-      : stream_(std::forward<StreamArgs>(stream_args)...),
-        timer_(stream_.get_executor()),
+                      boost::asio::io_context& io, boost::asio::ssl::context* tls)
+      : io_(io),
+        tls_(tls),
+        stream_(NewStream()),
+        timer_(io),
+        retry_timer_(io),
         state_(state),
         config_(state.config),
         stats_(stats),
@@ -154,25 +180,29 @@ class PipelinedConnection
         protocol_(state.config),
         pending_(static_cast<size_t>(state.config.inflight)) {}
 
-  // Before the run: the TCP connection, then for TLS the handshake (within 10 s), on `io`,
-  // which nothing else runs yet. False with *error.
-  bool Connect(boost::asio::io_context& io,
-               const boost::asio::ip::tcp::resolver::results_type& endpoints, std::string* error) {
+  // Before the run: the TCP connection, to the endpoints from this connection's share on
+  // (connection i starts at endpoint i, so N connections spread over the addresses as a
+  // client balancing over a headless Service does), then for TLS the handshake (within
+  // 10 s), on `io`, which nothing else runs yet. False with *error.
+  bool Connect(boost::asio::io_context& io, const std::vector<tcp::endpoint>& endpoints,
+               std::string* error) {
     namespace asio = boost::asio;
-    const std::string where = config_.host + ":" + config_.port;
-    boost::system::error_code ec;
-    asio::connect(stream_.lowest_layer(), endpoints, ec);
-    if (!ec) stream_.lowest_layer().set_option(asio::ip::tcp::no_delay(true), ec);
+    boost::system::error_code ec = asio::error::host_not_found;
+    for (size_t i = 0; i < endpoints.size() && ec; ++i) {
+      stream_->lowest_layer().close(ec);
+      stream_->lowest_layer().connect(endpoints[(index_ + i) % endpoints.size()], ec);
+    }
+    if (!ec) stream_->lowest_layer().set_option(asio::ip::tcp::no_delay(true), ec);
     if (ec) {
-      *error = "cannot connect to " + where + " over " + Protocol::kName + ": " + ec.message();
+      *error = "cannot connect to " + Where() + " over " + Protocol::kName + ": " + ec.message();
       return false;
     }
     if constexpr (kTls) {
-      if (!PrepareTlsClient(stream_.native_handle(), config_.tls, config_.host, error))
+      if (!PrepareTlsClient(stream_->native_handle(), config_.tls, config_.host, error))
         return false;
       boost::system::error_code handshake = asio::error::would_block;
       bool timed_out = false;
-      stream_.async_handshake(asio::ssl::stream_base::client, [&](boost::system::error_code e) {
+      stream_->async_handshake(asio::ssl::stream_base::client, [&](boost::system::error_code e) {
         handshake = e;
         timer_.cancel();
       });
@@ -180,15 +210,15 @@ class PipelinedConnection
       timer_.async_wait([&](boost::system::error_code e) {
         if (e || handshake != asio::error::would_block) return;
         timed_out = true;
-        stream_.lowest_layer().close(e);
+        stream_->lowest_layer().close(e);
       });
       io.restart();
       io.run();
       io.restart();
       if (timed_out || handshake) {
-        *error = "TLS handshake with " + where + " failed: " +
+        *error = "TLS handshake with " + Where() + " failed: " +
                  (timed_out ? "no answer within 10 s"
-                            : TlsHandshakeError(stream_.native_handle(), config_.tls, handshake));
+                            : TlsHandshakeError(stream_->native_handle(), config_.tls, handshake));
         return false;
       }
     }
@@ -214,6 +244,16 @@ class PipelinedConnection
   }
 
  private:
+  std::string Where() const { return config_.host + ":" + config_.port; }
+
+  std::unique_ptr<Stream> NewStream() {
+    if constexpr (kTls) {
+      return std::make_unique<Stream>(io_, *tls_);
+    } else {
+      return std::make_unique<Stream>(io_);
+    }
+  }
+
   void Send(Clock::time_point intended) {
     const uint32_t id = next_id_++;
     protocol_.AppendRequest(&out_, id);
@@ -230,7 +270,7 @@ class PipelinedConnection
     const uint64_t n = static_cast<uint64_t>(config_.connections);
     for (;;) {
       const Clock::time_point t = IntendedTime(state_.window, config_.rate, next_j_);
-      if (t >= state_.window.stop) {
+      if (t >= state_.window.stop || state_.Stopped()) {
         schedule_done_ = true;
         break;
       }
@@ -252,28 +292,34 @@ class PipelinedConnection
     MaybeFinish();
   }
 
+  // Handlers of a stream that went away (a drain's going-away) find a newer generation
+  // and do nothing.
   void Flush() {
-    if (writing_ || out_.empty() || closed_) return;
+    if (writing_ || out_.empty() || closed_ || connecting_) return;
     std::swap(out_, sending_);
     writing_ = true;
-    boost::asio::async_write(stream_, boost::asio::buffer(sending_),
-                             InMemory(write_memory_, [self = this->shared_from_this()](
-                                                         boost::system::error_code ec, size_t) {
-                               self->writing_ = false;
-                               if (ec) return self->Lost("write: " + ec.message());
-                               self->sending_.clear();
-                               self->Flush();
-                             }));
+    boost::asio::async_write(
+        *stream_, boost::asio::buffer(sending_),
+        InMemory(write_memory_, [self = this->shared_from_this(), gen = generation_](
+                                    boost::system::error_code ec, size_t) {
+          if (gen != self->generation_) return;
+          self->writing_ = false;
+          if (ec) return self->Lost("write: " + ec.message());
+          self->sending_.clear();
+          self->Flush();
+        }));
   }
 
   void DoRead() {
-    if (closed_) return;
+    if (closed_ || connecting_) return;
     if (in_.size() - in_len_ < 4096) in_.resize(std::max<size_t>(in_.size() * 2, 64 << 10));
-    stream_.async_read_some(boost::asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
-                            InMemory(read_memory_, [self = this->shared_from_this()](
-                                                       boost::system::error_code ec, size_t n) {
-                              self->OnRead(ec, n);
-                            }));
+    stream_->async_read_some(
+        boost::asio::buffer(in_.data() + in_len_, in_.size() - in_len_),
+        InMemory(read_memory_, [self = this->shared_from_this(), gen = generation_](
+                                   boost::system::error_code ec, size_t n) {
+          if (gen != self->generation_) return;
+          self->OnRead(ec, n);
+        }));
   }
 
   void OnRead(boost::system::error_code ec, size_t n) {
@@ -297,6 +343,7 @@ class PipelinedConnection
         break;
       }
       at += r.size;
+      if (Protocol::GoingAway(r)) return GoneAway(r);
       if (OnResponse(r)) return;
     }
     std::memmove(in_.data(), in_.data() + at, in_len_ - at);
@@ -324,6 +371,7 @@ class PipelinedConnection
     }
     const Pending p = pending_.front();
     pending_.pop_front();
+    last_answered_ = p.id;
     stats_.Record(state_.window, p.intended, p.sent, done,
                   r.ok ? std::string() : protocol_.ErrorCode(r));
     if (r.close) {
@@ -334,7 +382,7 @@ class PipelinedConnection
       return true;
     }
     if (config_.mode == Mode::kClosed) {
-      if (done < state_.window.stop) Send(done);
+      if (done < state_.window.stop && !state_.Stopped()) Send(done);
     } else if (!backlog_.empty()) {
       const Clock::time_point t = backlog_.front();
       backlog_.pop_front();
@@ -345,9 +393,103 @@ class PipelinedConnection
     return false;
   }
 
+  // The server drains (TCP status going_away): it answered up to request r.id and read
+  // nothing after it. What is pending goes again, in order, on a new connection (the
+  // requests are idempotent); their latency runs on from their first send.
+  void GoneAway(const Response& r) {
+    if (Protocol::kNumbered && r.id != last_answered_) {
+      return Lost("protocol: going-away names request " + std::to_string(r.id) +
+                  " as the last answered, but that was " + std::to_string(last_answered_));
+    }
+    state_.reconnects.fetch_add(1);
+    state_.resent.fetch_add(pending_.size());
+    Retire();
+    if (MaybeFinish()) return;
+    Reconnect(0);
+  }
+
+  // The stream is closed and kept until its handlers have run (they see a newer generation).
+  void Retire() {
+    ++generation_;
+    boost::system::error_code ignored;
+    stream_->lowest_layer().close(ignored);
+    retired_.push_back(std::move(stream_));
+    stream_ = NewStream();
+    writing_ = false;
+    connecting_ = true;
+    out_.clear();
+    sending_.clear();
+    in_len_ = 0;
+  }
+
+  // A new connection: the addresses resolved again (a restarted replica has a new one),
+  // tried from this connection's next share on; a failure waits (50 ms, doubling up to
+  // 1 s) and tries again until the drain deadline.
+  void Reconnect(int attempt) {
+    if (closed_) return;
+    if (state_.Stopped() && Clock::now() > state_.DrainDeadline())
+      return Lost("reconnect: no server within the drain time");
+    std::string error;
+    std::vector<tcp::endpoint> endpoints = ResolveAddresses(config_, &error);
+    if (endpoints.empty()) return RetryConnect(attempt, error);
+    std::rotate(endpoints.begin(),
+                endpoints.begin() + (index_ + state_.reconnects.load()) % endpoints.size(),
+                endpoints.end());
+    boost::asio::async_connect(
+        stream_->lowest_layer(), endpoints,
+        [self = this->shared_from_this(), gen = generation_, attempt](boost::system::error_code ec,
+                                                                      const tcp::endpoint&) {
+          if (gen != self->generation_ || self->closed_) return;
+          if (ec) return self->RetryConnect(attempt, ec.message());
+          self->stream_->lowest_layer().set_option(tcp::no_delay(true), ec);
+          if constexpr (kTls) {
+            std::string error;
+            if (!PrepareTlsClient(self->stream_->native_handle(), self->config_.tls,
+                                  self->config_.host, &error))
+              return self->Lost(error);
+            self->stream_->async_handshake(
+                boost::asio::ssl::stream_base::client,
+                [self, gen, attempt](boost::system::error_code e) {
+                  if (gen != self->generation_ || self->closed_) return;
+                  if (e) {
+                    return self->RetryConnect(
+                        attempt,
+                        TlsHandshakeError(self->stream_->native_handle(), self->config_.tls, e));
+                  }
+                  self->Reconnected();
+                });
+          } else {
+            self->Reconnected();
+          }
+        });
+  }
+
+  void RetryConnect(int attempt, const std::string& why) {
+    last_connect_error_ = why;
+    if (Clock::now() > state_.DrainDeadline() && state_.Stopped()) return Lost("reconnect: " + why);
+    ++generation_;  // the stream may hold a failed attempt: start from a new one
+    retired_.push_back(std::move(stream_));
+    stream_ = NewStream();
+    retry_timer_.expires_after(
+        std::chrono::milliseconds(std::min(1000, 50 << std::min(attempt, 5))));
+    retry_timer_.async_wait(
+        [self = this->shared_from_this(), attempt](boost::system::error_code e) {
+          if (!e) self->Reconnect(attempt + 1);
+        });
+  }
+
+  void Reconnected() {
+    connecting_ = false;
+    out_.clear();
+    pending_.ForEach([&](const Pending& p) { protocol_.AppendRequest(&out_, p.id); });
+    Flush();
+    DoRead();
+  }
+
   bool MaybeFinish() {
-    const bool sending_done =
-        config_.mode == Mode::kClosed ? Clock::now() >= state_.window.stop : schedule_done_;
+    const bool sending_done = config_.mode == Mode::kClosed
+                                  ? Clock::now() >= state_.window.stop || state_.Stopped()
+                                  : schedule_done_;
     if (!sending_done || !pending_.empty() || !backlog_.empty()) return false;
     Finish();
     return true;
@@ -375,26 +517,32 @@ class PipelinedConnection
     backlog_.clear();
     boost::system::error_code ignored;
     timer_.cancel();
-    stream_.lowest_layer().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
-    stream_.lowest_layer().close(ignored);
+    retry_timer_.cancel();
+    stream_->lowest_layer().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ignored);
+    stream_->lowest_layer().close(ignored);
   }
 
-  HandlerMemory read_memory_, write_memory_, timer_memory_;  // before the stream: outlive it
-  Stream stream_;
-  boost::asio::steady_timer timer_;
+  HandlerMemory read_memory_, write_memory_, timer_memory_;  // before the streams: outlive them
+  boost::asio::io_context& io_;
+  boost::asio::ssl::context* tls_;
+  std::vector<std::unique_ptr<Stream>> retired_;  // streams gone away, kept for their handlers
+  std::unique_ptr<Stream> stream_;
+  boost::asio::steady_timer timer_, retry_timer_;
   LoadState& state_;
   const LoadConfig& config_;
   ConnectionStats& stats_;
   const int index_;
   const Protocol protocol_;
   uint32_t next_id_ = 1;
+  uint32_t last_answered_ = 0;
   uint64_t next_j_ = 0;
+  uint64_t generation_ = 0;
   PendingRing pending_;
   std::deque<Clock::time_point> backlog_;
-  std::string out_, sending_, bad_;
+  std::string out_, sending_, bad_, last_connect_error_;
   std::vector<char> in_;
   size_t in_len_ = 0;
-  bool writing_ = false, closed_ = false, schedule_done_ = false;
+  bool writing_ = false, closed_ = false, schedule_done_ = false, connecting_ = false;
 };
 
 template <class Protocol, class Stream>
@@ -406,22 +554,12 @@ bool RunPipelinedConnections(LoadState& state, boost::asio::ssl::context* tls, s
   std::vector<std::unique_ptr<asio::io_context>> ios;
   for (int i = 0; i < threads; ++i) ios.push_back(std::make_unique<asio::io_context>(1));
 
-  boost::system::error_code ec;
-  asio::ip::tcp::resolver resolver(*ios[0]);
-  auto endpoints = resolver.resolve(config.host, config.port, ec);
-  if (ec) {
-    *error = "cannot resolve " + config.host + ": " + ec.message();
-    return false;
-  }
+  const std::vector<asio::ip::tcp::endpoint> endpoints = ResolveAddresses(config, error);
+  if (endpoints.empty()) return false;
   std::vector<std::shared_ptr<Connection>> connections;
   for (int i = 0; i < config.connections; ++i) {
     asio::io_context& io = *ios[i % threads];
-    std::shared_ptr<Connection> c;
-    if constexpr (std::is_same_v<Stream, asio::ip::tcp::socket>) {
-      c = std::make_shared<Connection>(state, *state.connections[i], i, io);
-    } else {
-      c = std::make_shared<Connection>(state, *state.connections[i], i, io, *tls);
-    }
+    auto c = std::make_shared<Connection>(state, *state.connections[i], i, io, tls);
     if (!c->Connect(io, endpoints, error)) return false;
     connections.push_back(std::move(c));
   }
@@ -433,7 +571,7 @@ bool RunPipelinedConnections(LoadState& state, boost::asio::ssl::context* tls, s
   std::vector<std::thread> runners;
   for (auto& io : ios) runners.emplace_back([io = io.get()] { io->run(); });
 
-  std::this_thread::sleep_until(state.window.stop);
+  state.WaitForEnd();
   const Clock::time_point drain = state.DrainDeadline();
   while ((state.in_flight.load() > 0 || state.backlog.load() > 0) && Clock::now() < drain) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,8 +33,9 @@ using rosetta::load::Transport;
 constexpr char kUsage[] =
     "usage: rosetta-load [OPTIONS]\n"
     "  --transport grpc|tcp|http   gRPC unary calls, TCP frames or HTTP/1.1 POSTs; default grpc\n"
-    "  --address HOST:PORT         default 127.0.0.1:50051 (grpc), 127.0.0.1:50052 (tcp),\n"
-    "                              127.0.0.1:8080 (http)\n"
+    "  --address HOST:PORT[,...]   default 127.0.0.1:50051 (grpc), 127.0.0.1:50052 (tcp),\n"
+    "                              127.0.0.1:8080 (http); connections spread over every address\n"
+    "                              given and every address a name resolves to (gRPC: round_robin)\n"
     "  --connections N             connections (gRPC: channels, each its own connection); default "
     "1\n"
     "  --inflight K                requests in flight per connection (TCP, HTTP: pipelined); "
@@ -52,6 +54,9 @@ constexpr char kUsage[] =
     "  --message-type NAME         protobuf message type (default for a data set: its own)\n"
     "  --op transcode|validate     default transcode\n"
     "  --threads T                 TCP, HTTP: I/O threads of the generator; default 1\n"
+    "  --grpc-max-attempts N       gRPC: tries of a call that fails UNAVAILABLE (retry policy);\n"
+    "                              default 5, 1: no retry. TCP: requests that a draining server\n"
+    "                              did not answer (going-away) are always sent again elsewhere\n"
     "  --tls                       connect with TLS (1.2 or 1.3; the handshake before the run)\n"
     "  --tls-ca FILE               verify the server against these PEM CAs; without it, no "
     "verification\n"
@@ -59,6 +64,8 @@ constexpr char kUsage[] =
     "  --tls-server-name NAME      SNI and the name verified; default the --address host\n"
     "  --json OUT                  write the results as JSON to OUT\n"
     "  --quiet                     no progress line each second\n"
+    "SIGTERM or SIGINT ends the run early, as the end of --duration does: no new requests, the\n"
+    "answers awaited (--drain), the results printed.\n"
     "exit 0: done (errors are reported, not fatal); 2: usage, payload or connection error\n";
 
 [[noreturn]] void Usage(const std::string& message) {
@@ -202,6 +209,8 @@ Options ParseOptions(int argc, char** argv) {
         Usage("--op: transcode or validate");
     } else if (a == "--threads") {
       c.io_threads = ParseInt(a, value());
+    } else if (a == "--grpc-max-attempts") {
+      c.grpc_max_attempts = ParseInt(a, value());
     } else if (a == "--tls") {
       c.tls.enabled = true;
     } else if (a == "--tls-ca") {
@@ -236,13 +245,21 @@ Options ParseOptions(int argc, char** argv) {
               : c.transport == Transport::kTcp ? "127.0.0.1:50052"
                                                : "127.0.0.1:8080";
   }
-  const size_t colon = address.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
-    Usage("--address needs HOST:PORT");
-  c.host = address.substr(0, colon);
-  c.port = address.substr(colon + 1);
-  if (c.host.size() > 2 && c.host.front() == '[' && c.host.back() == ']')
-    c.host = c.host.substr(1, c.host.size() - 2);
+  for (size_t from = 0; from <= address.size();) {
+    size_t to = address.find(',', from);
+    if (to == std::string::npos) to = address.size();
+    const std::string one = address.substr(from, to - from);
+    const size_t colon = one.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == one.size())
+      Usage("--address needs HOST:PORT[,HOST:PORT...]");
+    std::string host = one.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+      host = host.substr(1, host.size() - 2);
+    c.addresses.emplace_back(host, one.substr(colon + 1));
+    from = to + 1;
+  }
+  c.host = c.addresses.front().first;
+  c.port = c.addresses.front().second;
 
   if (!dataset.empty()) {
     const rosetta::load::DatasetInfo* info = rosetta::load::FindDataset(dataset);
@@ -271,9 +288,23 @@ const char* TransportName(Transport t) {
   return t == Transport::kGrpc ? "grpc" : t == Transport::kTcp ? "tcp" : "http";
 }
 
+std::string Addresses(const LoadConfig& c) {
+  std::string s;
+  for (const auto& [host, port] : c.addresses) {
+    if (!s.empty()) s += ',';
+    if (host.find(':') != std::string::npos) {
+      s.append("[").append(host).append("]");
+    } else {
+      s.append(host);
+    }
+    s.append(":").append(port);
+  }
+  return s;
+}
+
 std::string Describe(const LoadConfig& c) {
   std::string s = TransportName(c.transport);
-  s += " " + c.host + ":" + c.port + (c.tls.enabled ? " TLS " : " ");
+  s += " " + Addresses(c) + (c.tls.enabled ? " TLS " : " ");
   s += c.op == Operation::kTranscode
            ? "transcode " + std::string(rosetta::codec::FormatName(c.from)) + "->" +
                  std::string(rosetta::codec::FormatName(c.to))
@@ -305,12 +336,19 @@ void PrintProgress(LoadState& state, Clock::time_point from, Clock::time_point t
       state.backlog.load() > 0 ? (" backlog " + std::to_string(state.backlog.load())).c_str() : "");
 }
 
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Options options = ParseOptions(argc, argv);
   LoadState state(options.config);
   const LoadConfig& c = state.config;
+  // A container's stop (and ^C) ends the run with its results (also as PID 1, where a
+  // signal without a handler is ignored).
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
 
   std::string error;
   bool ok = true;
@@ -333,8 +371,16 @@ int main(int argc, char** argv) {
   // A progress line each second while it runs (latencies of that second, all requests).
   Clock::time_point last;
   bool began = false;
+  bool stop_told = false;
   while (!done.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (g_stop_signal != 0 && !stop_told) {
+      stop_told = true;
+      state.RequestStop();
+      if (!options.quiet)
+        std::fprintf(stderr, "rosetta-load: %s: no new requests, waiting for answers\n",
+                     g_stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    }
     if (!state.started.load(std::memory_order_acquire)) continue;
     const Clock::time_point now = Clock::now();
     if (!began) {
@@ -358,7 +404,9 @@ int main(int argc, char** argv) {
   for (auto& cs : state.connections) cs->AddTotals(&t);
   uint64_t errors = 0;
   for (const auto& [code, n] : t.errors) errors += n;
-  const double seconds = c.duration_s;
+  // Stopped early: the measured time is what ran of the window.
+  const double seconds = std::max(
+      1e-3, std::chrono::duration<double>(state.End() - state.window.measure_from).count());
   const double throughput = static_cast<double>(t.ok) / seconds;
   const double offered = c.mode == Mode::kOpen ? c.rate : 0;
   const LatencyHistogram& h = t.latency;
@@ -377,6 +425,11 @@ int main(int argc, char** argv) {
               Us(h.ValueAtQuantile(0.5)), Us(h.ValueAtQuantile(0.9)), Us(h.ValueAtQuantile(0.99)),
               Us(h.ValueAtQuantile(0.999)), Us(h.max()), h.mean() / 1e3,
               c.mode == Mode::kOpen ? " (from intended send time)" : "");
+  if (state.reconnects.load() > 0) {
+    std::printf("  going-away   %llu connection(s) moved, %llu request(s) sent again\n",
+                static_cast<unsigned long long>(state.reconnects.load()),
+                static_cast<unsigned long long>(state.resent.load()));
+  }
   if (state.connections_lost > 0) {
     std::printf("  connections  %d of %d lost (first: %s)\n", state.connections_lost, c.connections,
                 state.lost_reason.c_str());
@@ -393,7 +446,7 @@ int main(int argc, char** argv) {
     std::string j = "{\n";
     j += "  \"transport\": " + JsonString(TransportName(c.transport)) + ",\n";
     j += "  \"tls\": " + std::string(c.tls.enabled ? "true" : "false") + ",\n";
-    j += "  \"address\": " + JsonString(c.host + ":" + c.port) + ",\n";
+    j += "  \"address\": " + JsonString(Addresses(c)) + ",\n";
     j +=
         "  \"op\": " + JsonString(c.op == Operation::kTranscode ? "transcode" : "validate") + ",\n";
     j += "  \"from\": " + JsonString(rosetta::codec::FormatName(c.from)) + ",\n";
@@ -406,12 +459,15 @@ int main(int argc, char** argv) {
     j += "  \"offered_rate\": " + std::to_string(offered) + ",\n";
     j += "  \"connections\": " + std::to_string(c.connections) + ",\n";
     j += "  \"inflight\": " + std::to_string(c.inflight) + ",\n";
-    j += "  \"duration_s\": " + std::to_string(c.duration_s) + ",\n";
+    j += "  \"duration_s\": " + std::to_string(seconds) + ",\n";
+    j += "  \"stopped_by_signal\": " + std::string(state.Stopped() ? "true" : "false") + ",\n";
     j += "  \"warmup_s\": " + std::to_string(c.warmup_s) + ",\n";
     j += "  \"ok\": " + std::to_string(t.ok) + ",\n";
     j += "  \"errors\": " + std::to_string(errors) + ",\n";
     j += "  \"connections_lost\": " + std::to_string(state.connections_lost) + ",\n";
     j += "  \"connection_error\": " + JsonString(state.lost_reason) + ",\n";
+    j += "  \"reconnects\": " + std::to_string(state.reconnects.load()) + ",\n";
+    j += "  \"resent\": " + std::to_string(state.resent.load()) + ",\n";
     j += "  \"errors_by_code\": {";
     bool first = true;
     for (const auto& [code, n] : t.errors) {

@@ -64,7 +64,12 @@ class TcpFrames {
     return ParseResult::kWhole;
   }
 
+  // docs/tcp-protocol.md "Drain": the server answered up to r.id and reads nothing more.
+  static constexpr int kGoingAwayStatus = 20;
+  static bool GoingAway(const Response& r) { return r.status == kGoingAwayStatus; }
+
   std::string ErrorCode(const Response& r) const {
+    if (r.status == kGoingAwayStatus) return "going_away";
     if (r.status < codec::kErrorCodeCount)
       return std::string(codec::CodeName(static_cast<codec::ErrorCode>(r.status)));
     return "status_" + std::to_string(r.status);
