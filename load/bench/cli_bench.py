@@ -157,14 +157,12 @@ def main():
     made(D('logs.jsonl'), lambda tmp: check([peers, 'jsonl-logs', tmp, str(args.jsonl_bytes), str(args.seed)],
                                             'making logs.jsonl'))
     seq = has_seq(rosetta)
-    seq_inputs = {}
     if seq:
         for fmt_ in ('cbor', 'msgpack'):
             try:
                 made(D('logs.%s-seq' % fmt_), lambda tmp: check(
                     [rosetta, 'transcode', '--seq', '--from', 'json', '--to', fmt_, D('logs.jsonl'), '-o', tmp],
                     'making logs.%s-seq' % fmt_))
-                seq_inputs[fmt_] = D('logs.%s-seq' % fmt_)
             except RuntimeError as e:
                 print('cli_bench: %s' % e, file=sys.stderr)
 
@@ -202,22 +200,29 @@ def main():
             D('logs.jsonl'), pipe=True),
         Row('seq_cbor_json', 'cat FILE | rosetta transcode --seq --from cbor --to json - -o OUT',
             R('transcode', '--seq', '--from', 'cbor', '--to', 'json', '-', '-o', O('logs.cbor-seq.jsonl')),
-            seq_inputs.get('cbor'), pipe=True),
+            D('logs.cbor-seq'), pipe=True),
         Row('seq_msgpack_json', 'cat FILE | rosetta transcode --seq --from msgpack --to json - -o OUT',
             R('transcode', '--seq', '--from', 'msgpack', '--to', 'json', '-', '-o', O('logs.msgpack-seq.jsonl')),
-            seq_inputs.get('msgpack'), pipe=True),
+            D('logs.msgpack-seq'), pipe=True),
     ]
     by = {r.key: r for r in rows}
     for r in rows:
         if r.key.startswith('seq_') and not seq:
             r.error = 'n/a (rosetta has no --seq)'
-        elif not r.input or not os.path.exists(r.input):
-            r.error = 'n/a (no input: %s)' % (os.path.basename(r.input) if r.input else 'its conversion failed')
+        elif not os.path.exists(r.input):
+            r.error = 'n/a (no %s: its conversion failed)' % os.path.basename(r.input)
 
-    # Warm-up, then the rounds.
+    # Warm-up, then the rounds. Every run starts without its output file: the previous one is
+    # removed after each run, so no run replaces an older file and dirty pages do not pile up.
+    def clean(r):
+        for a in r.argv:
+            if a.startswith(out + os.sep) and os.path.exists(a):
+                os.remove(a)
+
     live = [r for r in rows if not r.error]
     for r in live:
         _, _, code, message, _ = run(peers, r.argv, r.input if r.pipe else None)
+        clean(r)
         if code != 0:
             r.error = 'fails: exit %d: %s' % (code, message)
     live = [r for r in live if not r.error]
@@ -226,6 +231,7 @@ def main():
     for i in range(args.runs):
         for r in live[i % len(live):] + live[:i % len(live)]:
             seconds, rss, code, message, cpu = run(peers, r.argv, r.input if r.pipe else None)
+            clean(r)
             if code != 0:
                 r.error = 'fails: exit %d: %s' % (code, message)
             r.runs.append((seconds, rss, cpu))
@@ -286,14 +292,19 @@ def main():
                      .replace('msgpack', 'MessagePack'))
 
     peer_of = {'json_cbor': 'nlohmann', 'json_json': 'rapidjson'}
+    rel = lambda a: os.path.relpath(a, root) if os.path.isabs(a) and a.startswith(os.path.dirname(root)) else a  # noqa: E731
     lines = []
     p = lines.append
     commit = subprocess.run(['git', '-C', root, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
+    dirty = len(subprocess.run(['git', '-C', root, 'status', '--porcelain', '--', 'codec'], capture_output=True,
+                               text=True).stdout.splitlines())
+    if dirty:
+        commit += ' + %d uncommitted codec/ files' % dirty
     cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
-    p('Run %s on %d x %s, commit %s; load average %s after. Medians of %d runs (wall time of the whole '
+    p('Run %s on %d x %s, commit %s (working tree); rosetta: `%s`; load average %s after. Medians of %d runs (wall time of the whole '
       'process, warm page cache), rounds rotating through the rows; MB/s = 10^6 bytes of input per second; '
       'RSS = the process\'s peak resident set (wait4 ru_maxrss), in MiB.' % (
-          time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), os.cpu_count(), cpu, commit,
+          time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), os.cpu_count(), cpu, commit, rel(rosetta),
           ' '.join(open('/proc/loadavg').read().split()[:3]), args.runs))
     p('')
     p('Inputs: `corpus3.json` (%s bytes: the corpus\' %s, three times over, in one array), `corpus3.cbor` (%s) and '
@@ -310,7 +321,7 @@ def main():
     p('| command | input | median s | range s | CPU s | MB/s | peak RSS MiB | RSS − input MiB | vs peer | bars met |')
     p('|---|---|---:|---:|---:|---:|---:|---:|---:|---|')
     for r in rows:
-        name = os.path.basename(r.input) if r.input else '—'
+        name = os.path.basename(r.input)
         if r.error:
             p('| `%s` | %s | %s | | | | | | | |' % (r.label.replace('|', '\\|'), name, r.error))
             continue
@@ -339,9 +350,8 @@ def main():
       'faster). Bars are on wall time. Commands run:')
     p('')
     p('```sh')
-    rel = lambda a: os.path.relpath(a, root) if os.path.isabs(a) and a.startswith(os.path.dirname(root)) else a  # noqa: E731
     for r in rows:
-        p(('cat %s | ' % rel(r.input) if r.pipe and r.input else '') + ' '.join(rel(a) for a in r.argv))
+        p(('cat %s | ' % rel(r.input) if r.pipe else '') + ' '.join(rel(a) for a in r.argv))
     p('```')
     text = '\n'.join(lines) + '\n'
     sys.stdout.write(text)
