@@ -41,6 +41,7 @@ declare -A CI_RUNS=(
   [fuzz_cbor_reader]=500000
   [fuzz_deterministic]=300000
   [fuzz_fast_to_json]=1500000
+  [fuzz_fixed]=400000
   [fuzz_json_reader]=90000
   [fuzz_msgpack_reader]=600000
   [fuzz_protobuf_reader]=700000

@@ -42,6 +42,18 @@ for i, (fmt, blob) in enumerate(seeds):
     put('fuzz_roundtrip', 'seed_%04d' % i, bytes([fmt]) + blob)
     put('fuzz_deterministic', 'seed_%04d' % i, bytes([fmt]) + blob)
 
+# fixed: byte 0 = type (bits 0-1: LogRecord, Triangle, Sprite, Sample) | 4 for the writer
+# direction | the other format's number - 1 in bits 3-4. Records: sizes 81, 48, 16, 17.
+sizes = [81, 48, 16, 17]
+for t, n in enumerate(sizes):
+    for f in range(3):
+        put('fuzz_fixed', 'records_%d_%d' % (t, f), bytes([t | f << 3]) + bytes(range(n)) * 2)
+put('fuzz_fixed', 'sample_json', bytes([3 | 4]) + b'{"id":7,"temp":21.5,"ok":true,"at":-2}')
+put('fuzz_fixed', 'samples_json', bytes([3 | 4]) + b'[{"id":1},{"id":2,"ok":true}]')
+put('fuzz_fixed', 'sprite_json', bytes([2 | 4]) + b'{"at":{"color":"BLUE","x":3,"y":4},"scale":0.5}')
+put('fuzz_fixed', 'log_json', bytes([0 | 4]) + b'{"ts":"1","level":"WARN","userId":2,"cpu":"NaN","ok":null}')
+put('fuzz_fixed', 'triangle_cbor', bytes([1 | 4 | 1 << 3]) + bytes.fromhex('a16161a3617801617902617a03'))
+
 # fast_to_json: bit 0 of the first byte picks CBOR (1) or MessagePack (0).
 for i, blob in enumerate(cbor):
     put('fuzz_fast_to_json', 'cbor_%02d' % i, bytes([1]) + blob)

@@ -58,6 +58,37 @@ inline bool DoubleToHalf(double d, uint16_t* out) {
   return false;
 }
 
+// DoubleToHalf of a float, from its bits alone (the fixed format's float fields into CBOR).
+inline bool FloatToHalf(float f, uint16_t* out) {
+  const uint32_t bits = std::bit_cast<uint32_t>(f);
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  const int exp = static_cast<int>((bits >> 23) & 0xff);
+  const uint32_t mant = bits & 0x7fffff;
+  if (exp == 0xff) {
+    *out = mant != 0 ? 0x7e00 : static_cast<uint16_t>(sign | 0x7c00);
+    return true;
+  }
+  if (exp == 0) {
+    if (mant != 0) return false;  // float subnormals are far below half's range
+    *out = sign;
+    return true;
+  }
+  const int e = exp - 127;
+  if (e >= -14 && e <= 15) {  // half normal: 10 mantissa bits
+    if (mant & 0x1fff) return false;
+    *out = static_cast<uint16_t>(sign | ((e + 15) << 10) | (mant >> 13));
+    return true;
+  }
+  if (e >= -24 && e < -14) {  // half subnormal: value = m * 2^-24
+    const uint32_t full = mant | 0x800000;
+    const int shift = -14 - e + 13;
+    if (full & ((1u << shift) - 1)) return false;
+    *out = static_cast<uint16_t>(sign | (full >> shift));
+    return true;
+  }
+  return false;
+}
+
 // True when `d` survives a round trip through binary32.
 inline bool FitsFloat(double d) {
   return std::isnan(d) || static_cast<double>(static_cast<float>(d)) == d;

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/descriptor.h>
 #include <algorithm>
+#include <cstdint>
 
 namespace rosetta::codec {
 
@@ -103,12 +104,24 @@ struct Builder {
         s.kind = FixedKind::kDouble;
         width = 8;
         break;
-      case T::TYPE_ENUM:
+      case T::TYPE_ENUM: {
         s.kind = FixedKind::kEnum;
         s.enum_info = f.enum_info;
-        s.closed_enum =
-            f.enum_info->descriptor->file()->syntax() == pb::FileDescriptor::SYNTAX_PROTO2;
+        const pb::EnumDescriptor* d = f.enum_info->descriptor;
+        s.closed_enum = d->file()->syntax() == pb::FileDescriptor::SYNTAX_PROTO2;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int i = 0; i < d->value_count(); ++i) {
+          lo = std::min<int64_t>(lo, d->value(i)->number());
+          hi = std::max<int64_t>(hi, d->value(i)->number());
+        }
+        if (d->value_count() > 0 && hi - lo < 256) {
+          s.enum_min = static_cast<int32_t>(lo);
+          s.enum_names.resize(static_cast<size_t>(hi - lo + 1));
+          for (int i = 0; i < d->value_count(); ++i)
+            s.enum_names[static_cast<size_t>(d->value(i)->number() - lo)] = d->value(i)->name();
+        }
         break;
+      }
       case T::TYPE_STRING:
         return Refuse("string field has no fixed size");
       case T::TYPE_BYTES:
@@ -125,6 +138,16 @@ struct Builder {
 
 }  // namespace
 
+const std::string_view* FixedStep::EnumNameSlow(int32_t v) const {
+  // Names are the descriptor's strings, alive as long as the schema: a view of one is kept
+  // per thread for the caller.
+  const pb::EnumValueDescriptor* value = enum_info->descriptor->FindValueByNumber(v);
+  if (value == nullptr) return nullptr;
+  thread_local std::string_view name;
+  name = value->name();
+  return &name;
+}
+
 std::shared_ptr<const FixedLayout> BuildFixedLayout(const MessageInfo& m) {
   auto layout = std::make_shared<FixedLayout>();
   Builder b{*layout, {}, {}};
@@ -137,6 +160,9 @@ std::shared_ptr<const FixedLayout> BuildFixedLayout(const MessageInfo& m) {
     if (s.kind == FixedKind::kBool || (s.kind == FixedKind::kEnum && s.closed_enum))
       layout->checks.push_back(&s);
   }
+  layout->json = BuildFixedEncoding(*layout, 1);
+  layout->cbor = BuildFixedEncoding(*layout, 2);
+  layout->msgpack = BuildFixedEncoding(*layout, 3);
   return layout;
 }
 

@@ -39,6 +39,36 @@ struct FixedStep {
   const EnumInfo* enum_info = nullptr;   // kEnum
   bool closed_enum = false;              // kEnum: proto2 enums refuse numbers they do not name
   uint32_t end = 0;                      // kBegin: the index of its kEnd step
+  // kEnum: the names of numbers enum_min .. enum_min + size - 1 (empty: not defined), when
+  // the enum's numbers span fewer than 256; else looked up in the descriptor.
+  int32_t enum_min = 0;
+  std::vector<std::string_view> enum_names;
+
+  // The name of enum number v, or null when the enum does not define it.
+  const std::string_view* EnumName(int32_t v) const {
+    if (!enum_names.empty()) {
+      const uint64_t i = static_cast<uint64_t>(int64_t{v} - enum_min);
+      return i < enum_names.size() && !enum_names[i].empty() ? &enum_names[i] : nullptr;
+    }
+    return EnumNameSlow(v);
+  }
+  const std::string_view* EnumNameSlow(int32_t v) const;
+};
+
+// A record's encoding in one output format, compiled from the layout (fixed_encoder.cc):
+// the bytes that never change (map heads, keys, separators) gathered in front of each
+// value, so a record is written as a run of (copy a prefix, encode a value) pairs.
+struct EncodeStep {
+  FixedKind kind;          // the value's kind; kBegin: a literal only (no value)
+  uint8_t prefix_len = 0;  // bytes of `prefix` that come before the value
+  uint32_t offset = 0;     // of the value in the record
+  const FixedStep* step = nullptr;
+  char prefix[16] = {};
+};
+struct FixedEncoding {
+  std::vector<EncodeStep> steps;
+  std::string tail;      // after the last value (closing brackets)
+  size_t max_bytes = 0;  // the most a record can take, plus 16 bytes of slack for the copies
 };
 
 struct FixedLayout {
@@ -51,13 +81,20 @@ struct FixedLayout {
   // The steps whose bytes may be refused (bools, closed enums): what a check of a record
   // (validate, fixed into fixed) looks at.
   std::vector<const FixedStep*> checks;
+  // The record's encodings as compact JSON, CBOR and MessagePack (what the writers of
+  // those formats write from the reader's events, byte for byte).
+  FixedEncoding json, cbor, msgpack;
   std::string error;
   std::string error_path;
 
   bool ok() const { return !steps.empty(); }
 };
 
-// Compiles the layout of m (every type reachable from it must be complete).
+// Compiles the layout of m (every type reachable from it must be complete), with its
+// encodings.
 std::shared_ptr<const FixedLayout> BuildFixedLayout(const MessageInfo& m);
+
+// Compiles `layout`'s encoding in `format` (json, cbor or msgpack): fixed_encoder.cc.
+FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format);
 
 }  // namespace rosetta::codec

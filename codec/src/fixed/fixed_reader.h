@@ -117,9 +117,8 @@ class FixedReader {
             ok = sink_.Null();
             break;
           }
-          const auto* value = s.enum_info->descriptor->FindValueByNumber(v);
-          if (value != nullptr) {
-            ok = sink_.Text(value->name());
+          if (const std::string_view* name = s.EnumName(v)) {
+            ok = sink_.Text(*name);
           } else if (s.closed_enum) [[unlikely]] {
             return Bad(s, p, at);
           } else {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cbor/cbor_writer.h"
+#include "fixed/fixed_encoder.h"
 #include "fixed/fixed_reader.h"
 #include "fixed/fixed_writer.h"
 #include "json/json_writer.h"
@@ -50,8 +51,7 @@ const FixedStep* CheckRecord(const FixedLayout& layout, const uint8_t* p) {
   for (const FixedStep* s : layout.checks) {
     if (s->kind == FixedKind::kBool) {
       if (p[s->offset] > 1) return s;
-    } else if (s->enum_info->descriptor->FindValueByNumber(Load<int32_t>(p + s->offset)) ==
-               nullptr) {
+    } else if (s->EnumName(Load<int32_t>(p + s->offset)) == nullptr) {
       return s;
     }
   }
@@ -142,7 +142,7 @@ Status RunFixed(const Schema* schema, const MessageInfo& m, const TranscodeReque
     const bool lines = r.item_end != nullptr;
     if (out == nullptr || r.to == Format::kFixed) {
       // Validate, and fixed into fixed: the bytes are checked, then copied as they are.
-      for (size_t k = 0; k < records; ++k) {
+      for (size_t k = 0; k < records && !layout.checks.empty(); ++k) {
         const uint8_t* record = p + k * layout.size;
         if (const FixedStep* bad = fixed_detail::CheckRecord(layout, record))
           return fixed_detail::BadValue(layout, *bad, record, uint64_t{k} * layout.size);
@@ -159,6 +159,19 @@ Status RunFixed(const Schema* schema, const MessageInfo& m, const TranscodeReque
       }
     } else {
       out->Begin(r.limits.max_output_bytes, &ctx.budget);
+      // The compiled encodings first (fixed_encoder.cc); the general path for what they
+      // leave to it, from the start, with the output cut back.
+      const bool compiled = (r.to == Format::kJson && !r.options.pretty) ||
+                            (r.to == Format::kCbor && !r.options.deterministic) ||
+                            r.to == Format::kMsgpack;
+      if (compiled && EncodeFixed(layout, static_cast<uint8_t>(r.to), p, records, lines, *out)) {
+        if (stats) {
+          stats->allocated_bytes = ctx.budget.used();
+          stats->peak_bytes = ctx.budget.peak();
+        }
+        return Status();
+      }
+      out->Resize(0);
       switch (r.to) {
         case Format::kJson:
           ok = r.options.pretty
@@ -187,16 +200,27 @@ Status RunFixed(const Schema* schema, const MessageInfo& m, const TranscodeReque
       }
     }
   } else {
-    // Into a record: the writer reserves it and stores each member at its offset.
-    out->Begin(r.limits.max_output_bytes, &ctx.budget);
-    ctx.item_end = r.item_end;
-    FixedWriter writer(ctx, *out, layout);
+    // Into a record: the writer reserves it and stores each member at its offset, and
+    // finds duplicates itself (by field: "userId" and "user_id" are one).
+    MappingOptions names_unchecked = r.options;
+    names_unchecked.allow_duplicate_keys = true;
+    Context wctx(r.limits, names_unchecked);
+    wctx.item_end = r.item_end;
+    out->Begin(r.limits.max_output_bytes, &wctx.budget);
+    FixedWriter writer(wctx, *out, layout, !r.options.allow_duplicate_keys);
     if (r.from == Format::kProtobuf) {
-      ok = ctx.status.ok() &&
-           ProtobufReader<FixedWriter>(ctx, writer, schema, m, false).Read(r.input);
+      ok = wctx.status.ok() &&
+           ProtobufReader<FixedWriter>(wctx, writer, schema, m, false).Read(r.input);
     } else {
-      ok = ctx.status.ok() && ReadAny(r.from, ctx, writer, r.input, r.input_padding);
+      ok = wctx.status.ok() && ReadAny(r.from, wctx, writer, r.input, r.input_padding);
     }
+    if (!ok && wctx.status.ok())
+      wctx.status = Failure(ErrorCode::kSyntax, 0, "fixed transcode stopped");
+    if (stats) {
+      stats->allocated_bytes = wctx.budget.used();
+      stats->peak_bytes = wctx.budget.peak();
+    }
+    return std::move(wctx.status);
   }
   if (!ok && ctx.status.ok())
     ctx.status = Failure(ErrorCode::kSyntax, 0, "fixed transcode stopped");

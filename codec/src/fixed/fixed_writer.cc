@@ -9,8 +9,14 @@
 
 namespace rosetta::codec {
 
-FixedWriter::FixedWriter(Context& ctx, OutputBuffer& out, const FixedLayout& layout)
-    : ctx_(ctx), out_(out), layout_(layout), levels_(ctx) {}
+FixedWriter::FixedWriter(Context& ctx, OutputBuffer& out, const FixedLayout& layout,
+                         bool refuse_duplicates)
+    : ctx_(ctx),
+      out_(out),
+      layout_(layout),
+      levels_(ctx),
+      seen_(refuse_duplicates ? layout.steps.size() : 0),
+      refuse_duplicates_(refuse_duplicates) {}
 
 bool FixedWriter::OutputFull() {
   if (out_.over_limit()) {
@@ -46,13 +52,14 @@ bool FixedWriter::BeginMap(uint64_t) {
     ++skip_depth_;
     return true;
   }
-  if (levels_.empty()) {  // the record
-    if (done_) return Mismatch("a fixed record is one object");
+  if (levels_.empty()) {  // a record
+    if (done_) return Mismatch("a fixed record is one object (or an array of them)");
     const uint32_t size = layout_.size;
     if (!out_.Ensure(size)) return OutputFull();
     out_.Hold();  // members are stored at their offsets as they come
     record_ = out_.size();
     std::memset(out_.cursor(), 0, size);
+    if (refuse_duplicates_) std::memset(seen_.data(), 0, seen_.size());
     out_.Advance(size);
     return levels_.Push(Level{0, 1});
   }
@@ -72,7 +79,7 @@ bool FixedWriter::EndMap() {
   levels_.Pop();
   if (levels_.empty()) {
     out_.Release();
-    done_ = true;
+    done_ = !array_;
   }
   return true;
 }
@@ -82,12 +89,21 @@ bool FixedWriter::BeginArray(uint64_t) {
     ++skip_depth_;
     return true;
   }
-  if (levels_.empty()) return Mismatch("a fixed record is read from an object, not an array");
+  if (levels_.empty()) {
+    if (array_ || done_) return Mismatch("an array in an array of records");
+    array_ = true;  // records back to back
+    return true;
+  }
   if (due_ == nullptr) return Mismatch("an array as a member name");
   return Mismatch("field " + due_->field->name + " is not repeated: an array has no fixed size");
 }
 
 bool FixedWriter::EndArray() {
+  if (!skipping_) {  // the root array of records
+    array_ = false;
+    done_ = true;
+    return true;
+  }
   if (--skip_depth_ == 0) skipping_ = false;
   return true;
 }
@@ -97,6 +113,13 @@ bool FixedWriter::Text(std::string_view s) {
   // A member name.
   Level& level = levels_.back();
   if (const FixedStep* step = Member(level, s)) [[likely]] {
+    if (refuse_duplicates_) {
+      uint8_t& seen = seen_[static_cast<size_t>(step - layout_.steps.data())];
+      if (seen) [[unlikely]]
+        return ctx_.Fail(ErrorCode::kDuplicateKey, "duplicate member \"" + std::string(s) +
+                                                       "\" (field " + step->field->name + ")");
+      seen = 1;
+    }
     due_ = step;
     return true;
   }
@@ -114,7 +137,8 @@ bool FixedWriter::Value(const Ev& ev) {
     if (skip_depth_ == 0) skipping_ = false;  // a scalar: the whole skipped value
     return true;
   }
-  if (levels_.empty()) return Mismatch("a fixed record is read from an object");
+  if (levels_.empty())
+    return Mismatch("a fixed record is read from an object (or an array of them)");
   if (due_ == nullptr) {
     if (ev.kind == Ev::kUint || ev.kind == Ev::kNegInt)
       return Mismatch("an integer as a member name");

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/context.h"
 #include "fixed/fixed_layout.h"
@@ -21,10 +22,14 @@ namespace rosetta::codec {
 // beyond float's range is unrepresentable; others round to the nearest float); enums by
 // name or number (a closed enum only its own numbers); null leaves the member zero. An
 // unknown member is schema_mismatch, or skipped whole with ignore_unknown_fields. The
-// output is held (OutputBuffer::Hold) while the record is open.
+// output is held (OutputBuffer::Hold) while the record is open. A root array of objects
+// is that many records, back to back.
 class FixedWriter {
  public:
-  FixedWriter(Context& ctx, OutputBuffer& out, const FixedLayout& layout);
+  // refuse_duplicates: a member given twice (by either of its names) is duplicate_key;
+  // the reader is then run without its own key check (allow_duplicate_keys), which only
+  // sees names, not fields.
+  FixedWriter(Context& ctx, OutputBuffer& out, const FixedLayout& layout, bool refuse_duplicates);
 
   bool Null() { return Value(Ev{Ev::kNull}); }
   bool Undefined() { return Value(Ev{Ev::kNull}); }
@@ -74,11 +79,14 @@ class FixedWriter {
   OutputBuffer& out_;
   const FixedLayout& layout_;
   BudgetVector<Level, 8> levels_;
+  std::vector<uint8_t> seen_;  // per step of the layout: given in the open record
+  const bool refuse_duplicates_;
   uint64_t record_ = 0;             // where the open record starts in the output
   const FixedStep* due_ = nullptr;  // the member whose value is due (null: a key is due)
   bool skipping_ = false;           // an unknown member's value is being skipped
   uint32_t skip_depth_ = 0;         // containers open inside it
-  bool done_ = false;               // the record is complete
+  bool done_ = false;               // the record (or the array of records) is complete
+  bool array_ = false;              // the root is an array: each element a record
 };
 
 }  // namespace rosetta::codec

@@ -1,0 +1,466 @@
+// Fixed records into compact JSON, CBOR and MessagePack at memory speed: each layout's
+// encoding is compiled once (BuildFixedEncoding) into (prefix, value) steps, and a record
+// is a loop over them. The bytes are exactly those the general path writes (FixedReader
+// driving JsonWriter, CborWriter or MsgpackWriter; fixed_test compares them over random
+// records); anything that path would refuse or treat specially (a bool other than 0 or 1,
+// a number a closed enum does not define, a non-finite float into JSON, the
+// google.protobuf.NullValue enum) makes EncodeFixed give up, and the caller runs the
+// general path, which reports it.
+#include "fixed/fixed_encoder.h"
+
+#include <google/protobuf/descriptor.h>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "binary/float_bits.h"
+#include "text/decimal.h"
+#include "text/double_text.h"
+
+namespace rosetta::codec {
+
+namespace {
+
+constexpr uint8_t kJson = 1, kCbor = 2, kMsgpack = 3;
+
+void BigEndian(std::string& s, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) s += static_cast<char>(v >> (8 * i));
+}
+
+void CborHead(std::string& s, uint8_t major, uint64_t v) {
+  const auto m = static_cast<uint8_t>(major << 5);
+  if (v < 24) {
+    s += static_cast<char>(m | v);
+  } else if (v <= 0xff) {
+    s += static_cast<char>(m | 24);
+    BigEndian(s, v, 1);
+  } else if (v <= 0xffff) {
+    s += static_cast<char>(m | 25);
+    BigEndian(s, v, 2);
+  } else if (v <= 0xffffffff) {
+    s += static_cast<char>(m | 26);
+    BigEndian(s, v, 4);
+  } else {
+    s += static_cast<char>(m | 27);
+    BigEndian(s, v, 8);
+  }
+}
+
+void MsgpackStr(std::string& s, std::string_view text) {
+  const size_t n = text.size();
+  if (n <= 31) {
+    s += static_cast<char>(0xa0 | n);
+  } else if (n <= 0xff) {
+    s += static_cast<char>(0xd9);
+    BigEndian(s, n, 1);
+  } else if (n <= 0xffff) {
+    s += static_cast<char>(0xda);
+    BigEndian(s, n, 2);
+  } else {
+    s += static_cast<char>(0xdb);
+    BigEndian(s, n, 4);
+  }
+  s += text;
+}
+
+void MsgpackMap(std::string& s, uint64_t n) {
+  if (n <= 15) {
+    s += static_cast<char>(0x80 | n);
+  } else if (n <= 0xffff) {
+    s += static_cast<char>(0xde);
+    BigEndian(s, n, 2);
+  } else {
+    s += static_cast<char>(0xdf);
+    BigEndian(s, n, 4);
+  }
+}
+
+// The most bytes a value of kind k takes in format f.
+size_t MaxValueBytes(uint8_t f, const FixedStep& s) {
+  size_t enum_text = 0;
+  if (s.kind == FixedKind::kEnum) {
+    const auto* d = s.enum_info->descriptor;
+    for (int i = 0; i < d->value_count(); ++i)
+      enum_text = std::max(enum_text, d->value(i)->name().size());
+    enum_text += 9;  // quotes, or a head of up to 9 bytes
+  }
+  switch (s.kind) {
+    case FixedKind::kBool:
+      return 5;
+    case FixedKind::kFloat:
+    case FixedKind::kDouble:
+      return f == kJson ? 32 : 9;
+    case FixedKind::kEnum:
+      return std::max<size_t>(enum_text, 21);
+    default:
+      return 21;  // "-9223372036854775808", or a head and 8 bytes
+  }
+}
+
+}  // namespace
+
+FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
+  FixedEncoding e;
+  std::string literal;
+  std::vector<bool> first;  // JSON: no member written yet in each open message
+  auto flush_literal_over = [&](size_t keep) {
+    // Literal runs longer than a prefix become steps of their own (kBegin: no value).
+    while (literal.size() > keep) {
+      EncodeStep st{};
+      st.kind = FixedKind::kBegin;
+      st.prefix_len = 16;
+      std::memcpy(st.prefix, literal.data(), 16);
+      e.steps.push_back(st);
+      e.max_bytes += 16;
+      literal.erase(0, 16);
+    }
+  };
+  for (const FixedStep& s : layout.steps) {
+    if (s.kind == FixedKind::kEnd) {
+      if (format == kJson) literal += '}';
+      if (format == kJson) first.pop_back();
+      continue;
+    }
+    // The key (every step but the root's).
+    if (!s.key.empty()) {
+      if (format == kJson) {
+        if (!first.back()) literal += ',';
+        first.back() = false;
+        literal += '"';
+        literal += s.key;
+        literal += "\":";
+      } else if (format == kCbor) {
+        CborHead(literal, 3, s.key.size());
+        literal += s.key;
+      } else {
+        MsgpackStr(literal, s.key);
+      }
+    }
+    if (s.kind == FixedKind::kBegin) {
+      if (format == kJson) {
+        literal += '{';
+        first.push_back(true);
+      } else if (format == kCbor) {
+        CborHead(literal, 5, s.fields);
+      } else {
+        MsgpackMap(literal, s.fields);
+      }
+      continue;
+    }
+    flush_literal_over(16);
+    EncodeStep st{};
+    st.kind = s.kind;
+    st.offset = s.offset;
+    st.step = &s;
+    st.prefix_len = static_cast<uint8_t>(literal.size());
+    std::memcpy(st.prefix, literal.data(), literal.size());
+    e.max_bytes += 16 + MaxValueBytes(format, s);
+    literal.clear();
+    e.steps.push_back(st);
+  }
+  e.tail = literal;
+  e.max_bytes += e.tail.size() + 16 + 1;  // and a newline
+  return e;
+}
+
+namespace {
+
+template <class T>
+T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline char* Big(char* o, uint64_t v, int bytes) {
+  if (bytes == 8) {
+    v = __builtin_bswap64(v);
+  } else if (bytes == 4) {
+    const uint32_t w = __builtin_bswap32(static_cast<uint32_t>(v));
+    std::memcpy(o, &w, 4);
+    return o + 4;
+  } else if (bytes == 2) {
+    const uint16_t w = __builtin_bswap16(static_cast<uint16_t>(v));
+    std::memcpy(o, &w, 2);
+    return o + 2;
+  } else {
+    *o = static_cast<char>(v);
+    return o + 1;
+  }
+  std::memcpy(o, &v, 8);
+  return o + 8;
+}
+
+inline char* CborInt(char* o, uint8_t major, uint64_t v) {
+  const auto m = static_cast<uint8_t>(major << 5);
+  if (v < 24) {
+    *o++ = static_cast<char>(m | v);
+    return o;
+  }
+  if (v <= 0xff) {
+    *o++ = static_cast<char>(m | 24);
+    return Big(o, v, 1);
+  }
+  if (v <= 0xffff) {
+    *o++ = static_cast<char>(m | 25);
+    return Big(o, v, 2);
+  }
+  if (v <= 0xffffffff) {
+    *o++ = static_cast<char>(m | 26);
+    return Big(o, v, 4);
+  }
+  *o++ = static_cast<char>(m | 27);
+  return Big(o, v, 8);
+}
+
+inline char* MsgpackUint(char* o, uint64_t v) {
+  if (v <= 0x7f) {
+    *o++ = static_cast<char>(v);
+    return o;
+  }
+  if (v <= 0xff) {
+    *o++ = static_cast<char>(0xcc);
+    return Big(o, v, 1);
+  }
+  if (v <= 0xffff) {
+    *o++ = static_cast<char>(0xcd);
+    return Big(o, v, 2);
+  }
+  if (v <= 0xffffffff) {
+    *o++ = static_cast<char>(0xce);
+    return Big(o, v, 4);
+  }
+  *o++ = static_cast<char>(0xcf);
+  return Big(o, v, 8);
+}
+
+inline char* MsgpackInt(char* o, int64_t v) {
+  if (v >= 0) return MsgpackUint(o, static_cast<uint64_t>(v));
+  if (v >= -32) {
+    *o++ = static_cast<char>(v);
+    return o;
+  }
+  if (v >= -128) {
+    *o++ = static_cast<char>(0xd0);
+    return Big(o, static_cast<uint64_t>(v), 1);
+  }
+  if (v >= -32768) {
+    *o++ = static_cast<char>(0xd1);
+    return Big(o, static_cast<uint64_t>(v), 2);
+  }
+  if (v >= -2147483648ll) {
+    *o++ = static_cast<char>(0xd2);
+    return Big(o, static_cast<uint64_t>(v), 4);
+  }
+  *o++ = static_cast<char>(0xd3);
+  return Big(o, static_cast<uint64_t>(v), 8);
+}
+
+template <uint8_t F>
+inline char* Signed(char* o, int64_t v) {
+  if constexpr (F == kJson) {
+    if (v < 0) {
+      *o++ = '-';
+      return WriteDecimal(o, 0 - static_cast<uint64_t>(v));
+    }
+    return WriteDecimal(o, static_cast<uint64_t>(v));
+  } else if constexpr (F == kCbor) {
+    return v >= 0 ? CborInt(o, 0, static_cast<uint64_t>(v))
+                  : CborInt(o, 1, ~static_cast<uint64_t>(v));
+  } else {
+    return MsgpackInt(o, v);
+  }
+}
+
+template <uint8_t F>
+inline char* Unsigned(char* o, uint64_t v) {
+  if constexpr (F == kJson) {
+    return WriteDecimal(o, v);
+  } else if constexpr (F == kCbor) {
+    return CborInt(o, 0, v);
+  } else {
+    return MsgpackUint(o, v);
+  }
+}
+
+// A double as the format's writer writes it; null when the general path must (JSON:
+// non-finite).
+template <uint8_t F>
+inline char* Floating(char* o, double d) {
+  if constexpr (F == kJson) {
+    if (!std::isfinite(d)) [[unlikely]]
+      return nullptr;
+    return WriteJsonDouble(o, d);
+  } else if constexpr (F == kCbor) {
+    uint16_t half;
+    if (DoubleToHalf(d, &half)) {
+      *o++ = static_cast<char>(0xf9);
+      return Big(o, half, 2);
+    }
+    if (FitsFloat(d)) {
+      *o++ = static_cast<char>(0xfa);
+      return Big(o, std::bit_cast<uint32_t>(static_cast<float>(d)), 4);
+    }
+    *o++ = static_cast<char>(0xfb);
+    return Big(o, std::bit_cast<uint64_t>(d), 8);
+  } else {
+    if (FitsFloat(d)) {
+      *o++ = static_cast<char>(0xca);
+      return Big(o, std::isnan(d) ? 0x7fc00000u : std::bit_cast<uint32_t>(static_cast<float>(d)),
+                 4);
+    }
+    *o++ = static_cast<char>(0xcb);
+    return Big(o, std::bit_cast<uint64_t>(d), 8);
+  }
+}
+
+template <uint8_t F>
+inline char* Float(char* o, float f) {
+  if constexpr (F == kJson) {
+    if (!std::isfinite(f)) [[unlikely]]
+      return nullptr;
+    return WriteJsonFloat(o, f);
+  } else if constexpr (F == kCbor) {
+    // A float widened to double always fits single: half when it holds it exactly.
+    uint16_t half;
+    if (FloatToHalf(f, &half)) {
+      *o++ = static_cast<char>(0xf9);
+      return Big(o, half, 2);
+    }
+    *o++ = static_cast<char>(0xfa);
+    return Big(o, std::bit_cast<uint32_t>(f), 4);
+  } else {
+    *o++ = static_cast<char>(0xca);
+    return Big(o, std::isnan(f) ? 0x7fc00000u : std::bit_cast<uint32_t>(f), 4);
+  }
+}
+
+template <uint8_t F>
+inline char* Text(char* o, std::string_view s) {
+  if constexpr (F == kJson) {
+    *o++ = '"';
+    std::memcpy(o, s.data(), s.size());
+    o += s.size();
+    *o++ = '"';
+    return o;
+  } else if constexpr (F == kCbor) {
+    o = CborInt(o, 3, s.size());
+  } else {
+    if (s.size() <= 31) {
+      *o++ = static_cast<char>(0xa0 | s.size());
+    } else if (s.size() <= 0xff) {
+      *o++ = static_cast<char>(0xd9);
+      o = Big(o, s.size(), 1);
+    } else if (s.size() <= 0xffff) {
+      *o++ = static_cast<char>(0xda);
+      o = Big(o, s.size(), 2);
+    } else {
+      *o++ = static_cast<char>(0xdb);
+      o = Big(o, s.size(), 4);
+    }
+  }
+  std::memcpy(o, s.data(), s.size());
+  return o + s.size();
+}
+
+template <uint8_t F>
+bool Encode(const FixedEncoding& e, const uint8_t* p, size_t records, size_t size, bool lines,
+            OutputBuffer& out) {
+  const size_t max = e.max_bytes;
+  const EncodeStep* const steps = e.steps.data();
+  const size_t n = e.steps.size();
+  char* o = nullptr;
+  char* room = nullptr;  // the end of the room made for whole records
+  for (size_t k = 0; k < records; ++k, p += size) {
+    if (static_cast<size_t>(room - o) < max) {
+      // Room for up to 256 records at a time (the writers' bound for each).
+      if (o != nullptr) out.Advance(static_cast<size_t>(o - out.cursor()));
+      const size_t batch = records - k < 256 ? records - k : 256;
+      if (!out.Ensure(batch * max) && !out.Ensure(max)) return false;
+      o = out.cursor();
+      room = out.room_end();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const EncodeStep& s = steps[i];
+      std::memcpy(o, s.prefix, 16);  // the whole prefix array: the slack in max_bytes
+      o += s.prefix_len;
+      const uint8_t* v = p + s.offset;
+      switch (s.kind) {
+        case FixedKind::kBegin:
+          break;
+        case FixedKind::kBool: {
+          const uint8_t b = *v;
+          if (b > 1) [[unlikely]]
+            return false;
+          if constexpr (F == kJson) {
+            std::memcpy(o, b ? "true " : "false", 5);
+            o += b ? 4 : 5;
+          } else {
+            *o++ = static_cast<char>(F == kCbor ? (b ? 0xf5 : 0xf4) : (b ? 0xc3 : 0xc2));
+          }
+          break;
+        }
+        case FixedKind::kInt32:
+          o = Signed<F>(o, Load<int32_t>(v));
+          break;
+        case FixedKind::kUint32:
+          o = Unsigned<F>(o, Load<uint32_t>(v));
+          break;
+        case FixedKind::kInt64:
+          o = Signed<F>(o, Load<int64_t>(v));
+          break;
+        case FixedKind::kUint64:
+          o = Unsigned<F>(o, Load<uint64_t>(v));
+          break;
+        case FixedKind::kFloat:
+          o = Float<F>(o, Load<float>(v));
+          if (o == nullptr) [[unlikely]]
+            return false;
+          break;
+        case FixedKind::kDouble:
+          o = Floating<F>(o, Load<double>(v));
+          if (o == nullptr) [[unlikely]]
+            return false;
+          break;
+        case FixedKind::kEnum: {
+          const FixedStep& fs = *s.step;
+          if (fs.enum_info->is_null_value) return false;
+          const int32_t number = Load<int32_t>(v);
+          if (const std::string_view* name = fs.EnumName(number)) {
+            o = Text<F>(o, *name);
+          } else if (fs.closed_enum) {
+            return false;
+          } else {
+            o = Signed<F>(o, number);
+          }
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+    std::memcpy(o, e.tail.data(), e.tail.size());
+    o += e.tail.size();
+    if (lines) *o++ = '\n';
+  }
+  if (o != nullptr) out.Advance(static_cast<size_t>(o - out.cursor()));
+  return true;
+}
+
+}  // namespace
+
+bool EncodeFixed(const FixedLayout& layout, uint8_t format, const uint8_t* records_at,
+                 size_t records, bool lines, OutputBuffer& out) {
+  switch (format) {
+    case kJson:
+      return Encode<kJson>(layout.json, records_at, records, layout.size, lines, out);
+    case kCbor:
+      return Encode<kCbor>(layout.cbor, records_at, records, layout.size, false, out);
+    case kMsgpack:
+      return Encode<kMsgpack>(layout.msgpack, records_at, records, layout.size, false, out);
+    default:
+      return false;
+  }
+}
+
+}  // namespace rosetta::codec
