@@ -27,22 +27,27 @@ bool RunPair(Context& ctx, std::string_view input, size_t padding, OutputBuffer&
     // The fast path first; on anything it does not take (fast_path/binary_to_json.h), the general
     // path from the start, with what the fast one wrote and charged undone. It writes compact
     // JSON with today's tag mapping only: pretty and timestamps_as_text take the general path.
-    // Nothing it writes is flushed (streaming output) until it has taken the whole input.
+    // With streaming output it may have handed bytes over before it gives up: the general
+    // path then writes the same bytes again (each item it wrote is the general writer's),
+    // and that many are dropped instead of handed over twice (OutputBuffer::SkipNext).
     const AllocationBudget budget = ctx.budget;
     const size_t size = out.size();
+    const uint64_t flushed = out.flushed();
     if (!ctx.options.pretty && !ctx.options.timestamps_as_text) {
-      out.Hold();
-      const bool fast =
-          (From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out);
-      out.Release();
-      if (fast) return true;
+      if ((From == Format::kCbor ? FastCborToJson : FastMsgpackToJson)(ctx, input, out))
+        return true;
     }
     // The output buffer keeps the capacity it grew to, free to the general path as the
     // capacity a thread's buffer keeps from an earlier request is (output.h).
     ctx.budget = budget;
     ctx.status = Status();
     ctx.located = false;
-    out.Resize(size);
+    if (out.flushed() == flushed) {
+      out.Resize(size);
+    } else {
+      out.Resize(0);
+      out.SkipNext(out.flushed() - flushed);
+    }
   }
   Writer writer(ctx, out);
   if (!ctx.status.ok()) [[unlikely]]

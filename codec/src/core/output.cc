@@ -9,7 +9,9 @@ OutputBuffer::~OutputBuffer() { std::free(data_); }
 
 bool OutputBuffer::Flush() {
   if (flush_ == nullptr || holds_ != 0 || size_ == 0) return true;
-  if (!flush_(flush_arg_, data_, size_)) {
+  const uint64_t skip = skip_ < size_ ? skip_ : size_;
+  skip_ -= skip;
+  if (skip < size_ && !flush_(flush_arg_, data_ + skip, size_ - skip)) {
     flush_failed_ = true;
     return false;
   }
@@ -27,7 +29,9 @@ bool OutputBuffer::AppendBlob(const void* p, size_t n) {
   }
   over_limit_ = flushed_ + size_ + n > max_;
   if (over_limit_ || !Flush()) return false;
-  if (!flush_(flush_arg_, static_cast<const char*>(p), n)) {
+  const uint64_t skip = skip_ < n ? skip_ : n;
+  skip_ -= skip;
+  if (skip < n && !flush_(flush_arg_, static_cast<const char*>(p) + skip, n - skip)) {
     flush_failed_ = true;
     return false;
   }

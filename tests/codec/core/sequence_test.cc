@@ -336,5 +336,73 @@ TEST(Sequence, StreamingOutputAndRefusedRecordsNeverFlushed) {
   EXPECT_EQ(progress.records, 60002u);
 }
 
+// One document into a streaming OutputBuffer: what reaches the flush function is exactly
+// the output of the same transcode into a buffer that keeps it all, also when the
+// binary-to-JSON fast path hands megabytes over and then gives up (a tag, a bin at the
+// very end: the general path writes it all again and the bytes handed over are dropped),
+// and when long strings go straight from the input (AppendBlob).
+TEST(StreamingOutput, SameBytesAsTheWholeBuffer) {
+  std::string cbor_tail, mp_tail, cbor_blob;
+  {
+    // [ "item 0", ..., "item 199999", 1(0) ]: the tag comes last.
+    std::string items;
+    for (int i = 0; i < 200000; ++i) {
+      std::string s = "item ";
+      s += std::to_string(i);
+      items += static_cast<char>(0x60 + s.size());
+      items += s;
+    }
+    cbor_tail = Hex("9a00030d41") + items + Hex("c100");
+    std::string mp_items;
+    for (int i = 0; i < 200000; ++i) {
+      std::string s = "item ";
+      s += std::to_string(i);
+      mp_items += static_cast<char>(0xa0 + s.size());
+      mp_items += s;
+    }
+    mp_tail = Hex("dd00030d41") + mp_items + Hex("c40100");  // ..., bin8 of one byte
+    cbor_blob = Hex("82 5a00200000") + std::string(2 << 20, 'b') + Hex("7a00100000") +
+                std::string(1 << 20, 't');
+  }
+  struct Case {
+    Format from, to;
+    const std::string* input;
+  };
+  const Case cases[] = {{Format::kCbor, Format::kJson, &cbor_tail},
+                        {Format::kMsgpack, Format::kJson, &mp_tail},
+                        {Format::kCbor, Format::kMsgpack, &cbor_blob},
+                        {Format::kCbor, Format::kCbor, &cbor_blob}};
+  Limits big;
+  big.max_input_bytes = big.max_output_bytes = 64 << 20;
+  big.max_string_bytes = 8 << 20;
+  big.max_items = 1 << 20;
+  big.max_alloc_bytes = 256 << 20;
+  for (const Case& c : cases) {
+    TranscodeRequest r;
+    r.from = c.from;
+    r.to = c.to;
+    r.input = *c.input;
+    r.limits = big;
+    OutputBuffer whole;
+    ASSERT_TRUE(Transcode(r, whole).ok());
+    std::string got;
+    OutputBuffer streaming;
+    streaming.SetFlush(
+        [](void* arg, const char* p, size_t n) {
+          static_cast<std::string*>(arg)->append(p, n);
+          return true;
+        },
+        &got);
+    Status s = Transcode(r, streaming);
+    ASSERT_TRUE(s.ok()) << s.ToString(true);
+    ASSERT_TRUE(streaming.Flush());
+    EXPECT_GT(got.size(), size_t{2} << 20);
+    EXPECT_LT(streaming.capacity(), size_t{2} << 20)
+        << FormatName(c.from) << " -> " << FormatName(c.to);
+    ASSERT_EQ(got.size(), whole.size()) << FormatName(c.from) << " -> " << FormatName(c.to);
+    EXPECT_TRUE(got == whole.view()) << FormatName(c.from) << " -> " << FormatName(c.to);
+  }
+}
+
 }  // namespace
 }  // namespace rosetta::codec::testing

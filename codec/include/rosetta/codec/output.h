@@ -23,6 +23,7 @@ class OutputBuffer {
     size_ = 0;
     flushed_ = 0;
     holds_ = 0;
+    skip_ = 0;
     flush_failed_ = false;
     max_ = max_bytes;
     budget_ = budget;
@@ -73,6 +74,14 @@ class OutputBuffer {
   void ResetHolds(uint32_t n) { holds_ = n; }
   // Hands every byte written so far to the flush function (streaming, nothing held).
   bool Flush();
+  // Streaming: the next n bytes to be handed over were handed over already (a writer that
+  // gave up is writing the same bytes again from the start): they are dropped, and count
+  // once toward max_output_bytes.
+  void SkipNext(uint64_t n) {
+    flushed_ -= n;
+    skip_ = n;
+    SetRoom();
+  }
   bool flush_failed() const { return flush_failed_; }
   // Bytes handed to the flush function since Begin.
   uint64_t flushed() const { return flushed_; }
@@ -148,6 +157,7 @@ class OutputBuffer {
   FlushFn flush_ = nullptr;
   void* flush_arg_ = nullptr;
   uint32_t holds_ = 0;
+  uint64_t skip_ = 0;  // SkipNext
   bool flush_failed_ = false;
   AllocationBudget* budget_ = nullptr;
   bool over_limit_ = false;
