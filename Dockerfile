@@ -2,7 +2,10 @@
 # debian:12-slim with only the shared libraries rosettad links, running as a non-root user.
 #
 #   docker build -t rosettad:0.1.0 .
-#   docker run --rm -p 50051:50051 -p 50052:50052 -p 9464:9464 rosettad:0.1.0
+#   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:50052:50052 -p 127.0.0.1:9464:9464 rosettad:0.1.0
+#
+# Where no registry is reachable, scripts/base-image.sh makes debian:12 and debian:12-slim
+# locally (debootstrap). The load generator's image is deploy/overlays/load/Dockerfile.
 #
 # ROSETTA_MARCH (default x86-64-v3, as in CMakeLists.txt) picks simdjson's SIMD kernel at
 # compile time; build with --build-arg ROSETTA_MARCH= for CPUs older than Haswell, at a
@@ -10,19 +13,21 @@
 
 FROM debian:12 AS build
 WORKDIR /src
-# The dependency layer first: it changes only when the package list does.
+# The dependency layer first: it changes only when the package list does. Only what the
+# build of rosettad needs (install-deps.sh --image), not the tests' and benchmarks' tools.
 COPY scripts/install-deps.sh scripts/install-deps.sh
-RUN scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
-# Only what the service build reads (no host build directories, no tests or benchmarks).
+RUN scripts/install-deps.sh --image && rm -rf /var/lib/apt/lists/*
+# Only what the configure and the service build read (.dockerignore keeps build folders out).
 COPY CMakeLists.txt ./
-COPY scripts scripts
 COPY codec codec
 COPY proto proto
 COPY service service
 COPY load load
 ARG ROSETTA_MARCH=x86-64-v3
-RUN BUILD_DIR=/build scripts/build.sh -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_BENCHMARKS=OFF \
-        -DROSETTA_MARCH="${ROSETTA_MARCH}" \
+# rosettad alone: the CLI, the load generator and the other programs are not built here.
+RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_TESTS=OFF \
+        -DROSETTA_BUILD_BENCHMARKS=OFF -DROSETTA_MARCH="${ROSETTA_MARCH}" >/dev/null \
+ && cmake --build /build --target rosettad \
  && install -D -s /build/service/rosettad /out/usr/local/bin/rosettad \
  && /out/usr/local/bin/rosettad --help >/dev/null
 
@@ -48,10 +53,10 @@ COPY --from=build /out/ /
 # Fails the build if a library is missing from the list above.
 RUN ! ldd /usr/local/bin/rosettad | grep 'not found' && rosettad --help >/dev/null
 USER 10001:10001
-# gRPC, TCP frames, Prometheus metrics (docs/service.md).
-EXPOSE 50051 50052 9464
+# gRPC, TCP frames, HTTP, Prometheus metrics (docs/service.md).
+EXPOSE 50051 50052 8080 9464
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/usr/local/bin/rosettad"]
 # Every interface inside the container. Kubernetes manifests replace these arguments with
 # --config (deploy/base); flags win over ROSETTA_* variables, so set listeners here or there.
-CMD ["--grpc-listen", "0.0.0.0:50051", "--tcp-listen", "0.0.0.0:50052", "--metrics-listen", "0.0.0.0:9464"]
+CMD ["--grpc-listen", "0.0.0.0:50051", "--tcp-listen", "0.0.0.0:50052", "--http-listen", "0.0.0.0:8080", "--metrics-listen", "0.0.0.0:9464"]
