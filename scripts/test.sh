@@ -3,6 +3,9 @@
 #  1. Release build: every GoogleTest (codec, conformance, protobuf, service), the e2e tests
 #     against the real rosettad (Python clients, a real Prometheus, hostile traffic), the
 #     load smoke test, then ../shared/tools/contract-check as an outside client.
+#     Then the images (scripts/image.sh: Docker from Debian, base images by debootstrap),
+#     the manifests rendered and validated (deploy/validate.sh), and the pod emulation
+#     (deploy/emulate.sh: base, gateway rolling restart under load, sidecar).
 #  2. Every C++ file formatted as .clang-format says; the whole tree (tests, service,
 #     benchmarks) built with clang-14 and -Werror too.
 #  3. The same suite built with ROSETTA_SANITIZE=address,undefined.
@@ -20,6 +23,16 @@ ctest --test-dir build --output-on-failure -j "$JOBS"
 
 echo "== contract-check"
 ../shared/tools/contract-check build
+
+echo "== image and pod emulation (Docker; docs/deploy.md)"
+t0=$SECONDS
+export DOCKERD_PID_FILE=/run/rosetta-dockerd.pid
+rm -f "$DOCKERD_PID_FILE"
+scripts/image.sh
+deploy/validate.sh
+deploy/emulate.sh --json build/emulation.json
+if [ -s "$DOCKERD_PID_FILE" ]; then kill "$(cat "$DOCKERD_PID_FILE")" 2>/dev/null || true; fi
+echo "image and pod emulation: $((SECONDS - t0)) s"
 
 echo "== format (clang-format-14, .clang-format)"
 git ls-files '*.cc' '*.h' | xargs clang-format-14 --dry-run --Werror
