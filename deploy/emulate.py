@@ -394,7 +394,15 @@ class Emulation:
         pre_stop = check_grace('gateway', spec, c_spec)
         tls = self.make_secret()
         mount = next(m['mountPath'] for m in c_spec['volumeMounts'] if m['name'] == 'tls')
-        alias = 'rosettad-headless'
+        # The load Job of deploy/overlays/load names the headless Service by its cluster DNS
+        # name: here that name is the replicas' network alias (one address per replica).
+        job = find(render('load'), 'Job')
+        job_pod = job['spec']['template']['spec']
+        job_c = job_pod['containers'][0]
+        job_args = job_c['args']
+        address = next(a.split('=', 1)[1] for a in job_args if a.startswith('--address='))
+        alias = address.rsplit(':', 1)[0]
+        ca_mount = next(m['mountPath'] for m in job_c['volumeMounts'])
 
         def start(i):
             return self.start_rosettad('%s-gw-%d' % (TAG, i), spec, volumes=[(tls, mount)], alias=alias)
@@ -407,17 +415,19 @@ class Emulation:
         out = os.path.join(self.tmp, 'gw-out')
         os.makedirs(out, exist_ok=True)
         os.chmod(out, 0o777)
-        common = ['--tls', '--tls-ca', '/tls/ca.crt', '--duration', '600', '--warmup', '0', '--drain', '15',
-                  '--mode', 'open', '--payload', PAYLOAD]
+        # The Job's container and arguments; the run lasts until stopped (SIGTERM), at a fixed
+        # rate that leaves this 2-core machine room for the replicas being replaced.
+        job_args = [a for a in job_args if not a.startswith(('--json', '--quiet'))]
+        until_stopped = ['--duration=600', '--warmup=0', '--drain=15', '--mode=open', '--rate=800',
+                         '--connections=4', '--inflight=16']
         loads = {
-            'grpc': ['--transport', 'grpc', '--address', '%s:50051' % alias, '--connections', '4', '--inflight', '16',
-                     '--rate', '800'],
-            'tcp': ['--transport', 'tcp', '--address', '%s:50052' % alias, '--connections', '6', '--inflight', '16',
-                    '--rate', '800'],
+            'grpc': job_args + until_stopped,
+            'tcp': job_args + until_stopped + ['--transport=tcp', '--address=%s:50052' % alias, '--connections=6'],
         }
         for transport, args in loads.items():
-            run_load('%s-gw-load-%s' % (TAG, transport), self.network, args + common, out,
-                     ['--label', TAG, '-v', '%s:/tls:ro' % tls])
+            run_load('%s-gw-load-%s' % (TAG, transport), self.network, args, out,
+                     ['--label', TAG, '-v', '%s:%s:ro' % (os.path.join(tls, 'ca'), ca_mount),
+                      *container_args(job_pod, job_c)])
         time.sleep(4)
         liveness = threading.Event()
         live_failures = []
@@ -492,8 +502,8 @@ class Emulation:
                 '/CN=rosettad', '-keyout', key, '-out', csr)
         ext = os.path.join(d, 'ext.cnf')
         with open(ext, 'w') as f:
-            f.write('subjectAltName=DNS:rosettad-headless,DNS:rosettad,DNS:rosettad.rosetta.svc,'
-                    'DNS:rosettad-headless.rosetta.svc.cluster.local\nextendedKeyUsage=serverAuth\n')
+            names = find(render('gateway'), 'Certificate', 'rosettad')['spec']['dnsNames']
+            f.write('subjectAltName=%s\nextendedKeyUsage=serverAuth\n' % ','.join('DNS:' + n for n in names))
         openssl('x509', '-req', '-in', csr, '-CA', ca, '-CAkey', ca_key, '-CAcreateserial', '-days', '1',
                 '-extfile', ext, '-out', crt)
         for n in ('ca.key', 'tls.csr', 'ext.cnf', 'ca.srl'):
@@ -503,6 +513,11 @@ class Emulation:
             os.chown(os.path.join(d, n), 0, 10001)
             os.chmod(os.path.join(d, n), 0o440)
         os.chmod(d, 0o755)
+        # The Secret rosetta-ca as the load Job mounts it: ca.crt alone.
+        os.makedirs(os.path.join(d, 'ca'))
+        shutil.copy(ca, os.path.join(d, 'ca', 'ca.crt'))
+        os.chmod(os.path.join(d, 'ca', 'ca.crt'), 0o444)
+        os.chmod(os.path.join(d, 'ca'), 0o755)
         return d
 
     # -- sidecar: rosettad and the app in one network namespace
@@ -523,7 +538,7 @@ class Emulation:
         app = '%s-sc-app' % TAG
         docker('run', '-d', '--name', app, '--label', TAG, '--network', 'container:' + c.name,
                *container_args(spec.pod, app_spec), '-v', '%s:/out' % out, LOAD_IMAGE, '--quiet', '--json',
-               '/out/app.json', '--transport', 'tcp', '--address', env['ROSETTA_TCP_ADDR'], '--connections', '2',
+               '/out/%s.json' % app, '--transport', 'tcp', '--address', env['ROSETTA_TCP_ADDR'], '--connections', '2',
                '--inflight', '8', '--duration', '600', '--warmup', '0', '--payload', PAYLOAD)
         probe = subprocess.run([DOCKER, 'exec', app, '/usr/local/bin/rosetta-load', '--quiet', '--transport', 'grpc',
                                 '--address', env['ROSETTA_GRPC_ADDR'], '--duration', '2', '--warmup', '0',

@@ -147,7 +147,16 @@ Options ParseOptions(int argc, char** argv) {
   bool have_to = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
+    // --flag=value as well as --flag value (Kubernetes args are often written so).
+    std::string inline_value;
+    bool has_inline = false;
+    if (const size_t eq = a.find('='); a.starts_with("--") && eq != std::string_view::npos) {
+      inline_value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      has_inline = true;
+    }
     auto value = [&]() -> const char* {
+      if (has_inline) return inline_value.c_str();
       if (i + 1 >= argc) Usage(std::string(a) + " needs a value");
       return argv[++i];
     };
