@@ -125,6 +125,15 @@ def basic_drain(binary, tmp):
         check(code == 0, 'rosettad exit %s within 5 s of its last client (%.1f s)' % (code, took))
 
 
+def transcodes(server):
+    """TCP transcodes the server has answered, from its metrics."""
+    with urllib.request.urlopen('http://%s/metrics' % server.metrics, timeout=5) as r:
+        text = r.read().decode()
+    return sum(float(line.rsplit(' ', 1)[1]) for line in text.splitlines()
+               if line.startswith('rosetta_requests_total{') and 'transport="tcp"' in line
+               and 'op="transcode"' in line)
+
+
 def drain_under_load(binary):
     """FrameClients pipeline to A (B next); SIGTERM to A mid-way; every request answered once."""
     n_conn, n_frames = 4, 30000
@@ -154,7 +163,10 @@ def drain_under_load(binary):
         for t in threads:
             t.start()
         started.wait()
-        time.sleep(0.2)  # mid-way: some answered by A, some in its socket, some not yet sent
+        # Mid-way: some answered by A, some in its socket, some not yet sent.
+        deadline = time.monotonic() + 30
+        while transcodes(a) < n_conn * n_frames // 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
         a.proc.send_signal(15)
         for t in threads:
             t.join(120)
@@ -186,10 +198,7 @@ def drain_under_load(binary):
                     wrong += 1
         total = n_conn * n_frames
         check(lost == 0 and wrong == 0, 'under load: %d requests, %d lost, %d wrong answers' % (total, lost, wrong))
-        with urllib.request.urlopen('http://%s/metrics' % b.metrics, timeout=5) as r:
-            text = r.read().decode()
-        on_b = sum(float(line.rsplit(' ', 1)[1]) for line in text.splitlines()
-                   if line.startswith('rosetta_requests_total{') and 'transport="tcp"' in line and 'op="transcode"' in line)
+        on_b = transcodes(b)
         check(0 < on_b < total, 'under load: B answered what A had not received (%d of %d)' % (on_b, total))
 
 
