@@ -1,6 +1,7 @@
 """docs/tcp-protocol.md against the real rosettad: its worked hex example is replayed
 byte for byte (the answers must begin with the bytes shown), and its status table must
-list the codec's ErrorCode enum (codec/include/rosetta/codec/status.h) in order.
+list the codec's ErrorCode enum (codec/include/rosetta/codec/status.h) in order, then the
+drain's going-away status.
 
 usage: tcp_protocol_doc_test.py ROSETTAD SOURCE_DIR
 """
@@ -56,9 +57,13 @@ def main():
     enum = re.search(r'enum class ErrorCode[^{]*\{(.*?)\};', header, re.S).group(1)
     names = [re.sub(r'(?<!^)([A-Z0-9])', r'_\1', n[1:]).lower().replace('utf_8', 'utf8')
              for n in re.findall(r'\b(k[A-Z][A-Za-z0-9]*)\b', enum)]  # not kCount_, the count
+    # After the codes, the drain's going-away status, numbered next (service/tcp_server.cc
+    # kGoingAwayStatus; the build refuses an error code that would take its number).
+    names.append('going_away')
     rows = re.findall(r'^\| (\d+) \| `([a-z_0-9]+)` \|', doc, re.M)
     check([int(n) for n, _ in rows] == list(range(len(names))), 'status table numbers 0..%d' % (len(names) - 1))
-    check([c for _, c in rows] == names, 'status table codes follow ErrorCode: %s' % [c for _, c in rows])
+    check([c for _, c in rows] == names, 'status table codes follow ErrorCode, then going_away: %s' %
+          [c for _, c in rows])
 
     requests = hex_lines(code_block_after(doc, 'five pipelined requests'))
     answers = hex_lines(code_block_after(doc, 'The five answers'))
