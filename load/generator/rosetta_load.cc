@@ -452,6 +452,7 @@ int main(int argc, char** argv) {
   }
 
   if (!options.json_out.empty()) {
+    std::fflush(stdout);  // the summary first, also when the JSON goes to stdout
     std::string j = "{\n";
     j += "  \"transport\": " + JsonString(TransportName(c.transport)) + ",\n";
     j += "  \"tls\": " + std::string(c.tls.enabled ? "true" : "false") + ",\n";
