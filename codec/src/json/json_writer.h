@@ -31,26 +31,29 @@ class BasicJsonWriter {
   BasicJsonWriter(Context& ctx, OutputBuffer& out)
       : ctx_(ctx), out_(out), stack_(ctx), time_text_(ctx.options.timestamps_as_text) {}
 
-  bool Null() { return Literal("null", 4); }
-  bool Undefined() { return Literal("null", 4); }
-  bool Simple(uint8_t) { return Literal("null", 4); }
-  bool Bool(bool b) { return b ? Literal("true", 4) : Literal("false", 5); }
-  bool Uint(uint64_t v) {
+  // The events, Begin and Room are forced inline: as a class template, GCC 12 inlined less
+  // into the JSON reader than it did for the plain class (callgrind, JSON -> JSON: +0.7%
+  // instructions on citm_catalog); forced, 0.2 to 1.6% fewer than before the template.
+  [[gnu::always_inline]] bool Null() { return Literal("null", 4); }
+  [[gnu::always_inline]] bool Undefined() { return Literal("null", 4); }
+  [[gnu::always_inline]] bool Simple(uint8_t) { return Literal("null", 4); }
+  [[gnu::always_inline]] bool Bool(bool b) { return b ? Literal("true", 4) : Literal("false", 5); }
+  [[gnu::always_inline]] bool Uint(uint64_t v) {
     if (special_) [[unlikely]]
       return SpecialInt(v, false);
     return Integer(v, false);
   }
-  bool NegInt(uint64_t n) {
+  [[gnu::always_inline]] bool NegInt(uint64_t n) {
     if (special_) [[unlikely]]
       return SpecialInt(n, true);
     return Integer(n, true);
   }
-  bool Double(double d) {
+  [[gnu::always_inline]] bool Double(double d) {
     if (special_) [[unlikely]]
       return SpecialDouble(d);
     return DoubleItem(d);
   }
-  bool Text(std::string_view s) {
+  [[gnu::always_inline]] bool Text(std::string_view s) {
     if (special_) [[unlikely]]
       return SpecialText(s);
     return TextItem(s);
@@ -101,24 +104,24 @@ class BasicJsonWriter {
       return BadKey("byte string");
     return Base64(s);
   }
-  bool BeginArray(uint64_t) {
+  [[gnu::always_inline]] bool BeginArray(uint64_t) {
     if (special_) [[unlikely]]
       return SpecialArray();
     return Begin('[', false);
   }
-  bool BeginMap(uint64_t) {
+  [[gnu::always_inline]] bool BeginMap(uint64_t) {
     if (special_) [[unlikely]]
       return SpecialMap();
     return Begin('{', true);
   }
   // special_ is set in a container only while a capture (an IP prefix, a tag-1001 map)
   // reads it.
-  bool EndArray() {
+  [[gnu::always_inline]] bool EndArray() {
     if (special_) [[unlikely]]
       return SpecialEndArray();
     return End(']');
   }
-  bool EndMap() {
+  [[gnu::always_inline]] bool EndMap() {
     if (special_) [[unlikely]]
       return SpecialEndMap();
     return End('}');
@@ -132,12 +135,12 @@ class BasicJsonWriter {
  private:
   // Room for n bytes. Hot paths ask for a bound; `exact`, what will really be written, is
   // tried before refusing, so an output of exactly max_output_bytes fits.
-  bool Room(size_t n, size_t exact) {
+  [[gnu::always_inline]] bool Room(size_t n, size_t exact) {
     if (out_.Ensure(n)) [[likely]]
       return true;
     return RoomExact(exact);
   }
-  bool Room(size_t n) { return Room(n, n); }
+  [[gnu::always_inline]] bool Room(size_t n) { return Room(n, n); }
   [[gnu::cold]] bool RoomExact(size_t exact);
   // Double() where the 32-byte bound does not fit: the text is made aside (the double
   // writer uses up to 24 bytes of scratch) and copied in if its exact size fits.
@@ -230,7 +233,7 @@ class BasicJsonWriter {
   }
   bool String(std::string_view s);  // after Room(s.size() + 2)
   bool Base64(std::string_view s);
-  bool Begin(char open, bool is_map) {
+  [[gnu::always_inline]] bool Begin(char open, bool is_map) {
     if (AtKey()) [[unlikely]]
       return BadKey(is_map ? "map" : "array");
     if (!Lead()) return false;
@@ -241,9 +244,10 @@ class BasicJsonWriter {
     return true;
   }
   bool End(char close) {
-    const WriterLevel l = stack_.Pop();
     if constexpr (kPretty) {
-      if (l.count) return PrettyEnd(close);
+      if (stack_.Pop().count) return PrettyEnd(close);
+    } else {
+      stack_.Pop();
     }
     if (!Room(1)) return false;
     out_.Put(close);
