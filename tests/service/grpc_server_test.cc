@@ -183,12 +183,12 @@ TEST_F(GrpcServerTest, OptionsReachTheCodec) {
 
   // An option the contract names but this build does not have: refused, never ignored.
   r = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, "1");
-  r.mutable_options()->set_pretty(true);
+  r.mutable_options()->set_format_assertion(true);
   o = Transcode(r);
   EXPECT_EQ(o.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   ASSERT_TRUE(o.error);
   EXPECT_EQ(o.error->code(), "unsupported");
-  EXPECT_EQ(o.error->message(), "option pretty is not available in this build");
+  EXPECT_EQ(o.error->message(), "option format_assertion is not available in this build");
 
   // deterministic: the map's keys in bytewise order of their encodings.
   r = Req(v1::FORMAT_JSON, v1::FORMAT_CBOR, R"({"b":1,"a":2})");

@@ -308,8 +308,8 @@ TEST_F(TcpServerTest, SetOptionsAppliesToThisConnectionOnly) {
         Bad{R"({"allow_duplicate_key": true})", codec::ErrorCode::kSchemaMismatch,
             "unknown option"},
         Bad{R"({"allow_duplicate_keys": 1})", codec::ErrorCode::kSchemaMismatch, "true or false"},
-        Bad{R"({"allow_duplicate_keys": true, "pretty": true})", codec::ErrorCode::kUnsupported,
-            "pretty is not available"}}) {
+        Bad{R"({"allow_duplicate_keys": true, "format_assertion": true})",
+            codec::ErrorCode::kUnsupported, "format_assertion is not available"}}) {
     SCOPED_TRACE(bad.payload);
     r = b.Call(Frame(kSetOptions, 10, 0, 0, bad.payload));
     ASSERT_TRUE(r);
