@@ -5,7 +5,8 @@
 # "## Service", "## Front-ends", "## Overload", "## Datasets" and "## Whole-process CLI"
 # sections of docs/benchmarks.md (others are left as they are).
 #   scripts/benchmarks.sh                        # everything (about 10 minutes; REPS=5: 15)
-#   ONLY=service scripts/benchmarks.sh           # or ONLY=frontends, ONLY=overload, ONLY=datasets, ONLY=codec
+#   ONLY=service scripts/benchmarks.sh           # or ONLY=frontends, ONLY=overload, ONLY=datasets, ONLY=codec,
+#                                                # ONLY=fixed (printed: docs/benchmarks.md "Fixed records")
 #   ONLY=cli scripts/benchmarks.sh               # whole-process CLI vs peers ("## Whole-process CLI"; its own
 #                                                # Release tree CLI_BUILD_DIR, default build-bench, no service)
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
@@ -185,6 +186,16 @@ for heading, body in sections:
 open(path, "w").write(doc.rstrip("\n") + "\n")
 print(f"benchmarks.sh: wrote {', '.join(h for h, _ in sections)} of {path}", file=sys.stderr)
 PY
+
+# Fixed records beside protobuf, libprotobuf and memcpy (docs/benchmarks.md "Fixed records"):
+# printed for the page.
+if [ "$ONLY" = all ] || [ "$ONLY" = fixed ]; then
+  ninja -C "$BUILD" -j"${JOBS:-2}" rosetta-fixed-benchmark >&2
+  "$BUILD/load/rosetta-fixed-benchmark" --benchmark_repetitions="${REPS:-3}" \
+    --benchmark_report_aggregates_only=true --benchmark_min_time="${MIN_TIME:-0.3}" \
+    --benchmark_out="$OUT/fixed.json" --benchmark_out_format=json >&2
+  /usr/bin/python3 load/bench/fixed_report.py "$OUT/fixed.json" | tee "$OUT/fixed.md"
+fi
 
 # The codec tables (docs/benchmarks.md "Results"), then the same table on the data sets
 # ("Codec table on the data sets"): printed for the page, by scripts/bench.sh.
