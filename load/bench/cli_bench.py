@@ -19,6 +19,8 @@ Data (made once, reused when present; env ROSETTA_CLI_BENCH_DATA or --data):
   logs.jsonl         JSON Lines of log records, 1 GiB (rosetta-cli-peers jsonl-logs, --seed)
   logs.cbor-seq, logs.msgpack-seq   the same as a CBOR sequence / MessagePack values, made
                      with `rosetta transcode --seq` (rows n/a while rosetta has no --seq)
+  logs_doc.json/.cbor/.msgpack   the first 56 MB of those records as one array, so that a
+                     sequence's MB/s can be set beside the same records as one document
 
 usage: cli_bench.py --rosetta build-bench/codec/rosetta --peers build-bench/load/rosetta-cli-peers
                     [--data build-bench/cli] [--corpus ../shared/data/corpus] [--runs 5]

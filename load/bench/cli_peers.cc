@@ -2,12 +2,12 @@
 // one process per run, for load/bench/cli_bench.py (docs/benchmarks.md "Whole-process CLI").
 // Each mode is written the way its library documents as its fastest whole-file path.
 //
-//   rosetta-cli-peers nlohmann-json-cbor IN OUT        json::parse + json::to_cbor, OUT written
-//   rosetta-cli-peers rapidjson-json-json IN OUT       Reader -> Writer (JSON to minified JSON)
-//   rosetta-cli-peers rapidjson-stream-json-json IN OUT   the same on
-//   FileReadStream/FileWriteStream rosetta-cli-peers simdjson-dom-parse IN dom::parser::load;
-//   writes nothing rosetta-cli-peers jsonl-logs OUT BYTES SEED        generates the JSON Lines log
-//   records
+//   nlohmann-json-cbor IN OUT           json::parse + json::to_cbor, OUT written
+//   rapidjson-json-json IN OUT          Reader -> Writer in memory (JSON to minified JSON)
+//   rapidjson-stream-json-json IN OUT   the same on FileReadStream -> FileWriteStream
+//   simdjson-dom-parse IN               dom::parser::load; writes nothing
+//   jsonl-logs OUT BYTES SEED           JSON Lines of log records, BYTES or a little more
+//   run RESULT CMD [ARG...]             runs CMD; RESULT gets "WALL_S MAXRSS_KIB EXIT USER_S SYS_S"
 //
 // exit 0: done; 1: the library refused the input (one line on stderr); 2: usage or I/O error.
 
