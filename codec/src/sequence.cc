@@ -334,8 +334,11 @@ class Runner {
     size_t scanned = 0;  // bytes of the window known to hold no newline
     for (;;) {
       const char* p = in_.begin();
+      // (no memchr of an empty window: its buffer may not exist yet)
       const char* nl =
-          static_cast<const char*>(std::memchr(p + scanned, '\n', in_.size() - scanned));
+          in_.size() > scanned
+              ? static_cast<const char*>(std::memchr(p + scanned, '\n', in_.size() - scanned))
+              : nullptr;
       if (nl == nullptr) {
         if (in_.size() > max_input() + 1) {  // "+ 1": a CR before the LF is not the record's
           const uint64_t at = in_.offset();
@@ -373,7 +376,9 @@ class Runner {
   // Drops the input up to and including the next newline.
   bool SkipLine() {
     for (;;) {
-      const char* nl = static_cast<const char*>(std::memchr(in_.begin(), '\n', in_.size()));
+      const char* nl = in_.size() == 0
+                           ? nullptr
+                           : static_cast<const char*>(std::memchr(in_.begin(), '\n', in_.size()));
       if (nl != nullptr) {
         in_.Consume(static_cast<size_t>(nl - in_.begin()) + 1);
         return true;
