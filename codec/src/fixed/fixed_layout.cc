@@ -3,6 +3,7 @@
 #include <google/protobuf/descriptor.h>
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace rosetta::codec {
 
@@ -156,9 +157,42 @@ std::shared_ptr<const FixedLayout> BuildFixedLayout(const MessageInfo& m) {
     layout->size = 0;
     return layout;
   }
+  layout->defaults.assign(layout->size, '\0');
   for (const FixedStep& s : layout->steps) {
     if (s.kind == FixedKind::kBool || (s.kind == FixedKind::kEnum && s.closed_enum))
       layout->checks.push_back(&s);
+    if (s.field == nullptr || s.kind == FixedKind::kBegin || s.kind == FixedKind::kEnd) continue;
+    const pb::FieldDescriptor* f = s.field->descriptor;
+    char* at = layout->defaults.data() + s.offset;
+    auto put = [at](auto v) { std::memcpy(at, &v, sizeof v); };
+    switch (s.kind) {
+      case FixedKind::kBool:
+        put(static_cast<uint8_t>(f->default_value_bool()));
+        break;
+      case FixedKind::kInt32:
+        put(f->default_value_int32());
+        break;
+      case FixedKind::kUint32:
+        put(f->default_value_uint32());
+        break;
+      case FixedKind::kInt64:
+        put(f->default_value_int64());
+        break;
+      case FixedKind::kUint64:
+        put(f->default_value_uint64());
+        break;
+      case FixedKind::kFloat:
+        put(f->default_value_float());
+        break;
+      case FixedKind::kDouble:
+        put(f->default_value_double());
+        break;
+      case FixedKind::kEnum:
+        put(static_cast<int32_t>(f->default_value_enum()->number()));
+        break;
+      default:
+        break;
+    }
   }
   layout->json = BuildFixedEncoding(*layout, 1);
   layout->cbor = BuildFixedEncoding(*layout, 2);

@@ -81,6 +81,9 @@ struct FixedLayout {
   // The steps whose bytes may be refused (bools, closed enums): what a check of a record
   // (validate, fixed into fixed) looks at.
   std::vector<const FixedStep*> checks;
+  // A record of every field's default (what an absent member is): zeros, but a proto2
+  // field's declared default, and a closed enum's first value (0 may name nothing there).
+  std::string defaults;
   // The record's encodings as compact JSON, CBOR and MessagePack (what the writers of
   // those formats write from the reader's events, byte for byte).
   FixedEncoding json, cbor, msgpack;

@@ -58,7 +58,7 @@ bool FixedWriter::BeginMap(uint64_t) {
     if (!out_.Ensure(size)) return OutputFull();
     out_.Hold();  // members are stored at their offsets as they come
     record_ = out_.size();
-    std::memset(out_.cursor(), 0, size);
+    std::memcpy(out_.cursor(), layout_.defaults.data(), size);  // absent members: defaults
     if (refuse_duplicates_) std::memset(seen_.data(), 0, seen_.size());
     out_.Advance(size);
     return levels_.Push(Level{0, 1});

@@ -270,6 +270,12 @@ TEST(FixedWriter, RangesTypesAndUnknownMembers) {
                    R"({"x":{"y":[1,{"z":2}]},"id":3,"w":"q"})", ignore);
   ASSERT_TRUE(skipped.status.ok()) << skipped.status.ToString(true);
   EXPECT_EQ(ToHex(skipped.out), ToHex(Hex("03000000 00000000 00 0000000000000000")));
+  // An absent member is its field's default: a proto2 closed enum's is its first value
+  // (0 names no Color), so the record reads back.
+  Out sprite = Go(Format::kJson, Format::kFixed, kSprite, "{}");
+  ASSERT_TRUE(sprite.status.ok()) << sprite.status.ToString(true);
+  EXPECT_EQ(ToHex(sprite.out), ToHex(Hex("01000000 00000000 00000000 00000000")));
+  EXPECT_TRUE(Check(kSprite, sprite.out).ok());
   // A root array of objects is that many records.
   Out many = Go(Format::kJson, Format::kFixed, kSample, R"([{"id":1},{"id":2,"ok":true}])");
   ASSERT_TRUE(many.status.ok()) << many.status.ToString(true);
