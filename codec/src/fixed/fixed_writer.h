@@ -15,12 +15,13 @@ namespace rosetta::codec {
 
 // Writes one record of a fixed layout from events shaped like the reader's (a map of
 // members by json_name or declared name, messages as maps): the record is reserved in
-// the output zeroed, and each member's value is stored at its offset, so an absent member
-// is zero and members may come in any order. Integers are range-checked for their field
+// the output filled with the fields' defaults (FixedLayout::defaults), and each member's
+// value is stored at its offset, so an absent member is its default and members may come
+// in any order. Integers are range-checked for their field
 // (2^40 into int32, -1 into uint32: unrepresentable) and also taken as integral doubles
 // and decimal strings; floats from any number or "NaN"/"Infinity"/"-Infinity" (a double
 // beyond float's range is unrepresentable; others round to the nearest float); enums by
-// name or number (a closed enum only its own numbers); null leaves the member zero. An
+// name or number (a closed enum only its own numbers); null leaves the member at its default. An
 // unknown member is schema_mismatch, or skipped whole with ignore_unknown_fields. The
 // output is held (OutputBuffer::Hold) while the record is open. A root array of objects
 // is that many records, back to back.
