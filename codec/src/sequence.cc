@@ -225,8 +225,8 @@ class Runner {
         out_(out),
         progress_(progress),
         in_(r, progress),
-        from_schema_(Info(r.record.from).needs_schema),
-        via_scratch_(from_schema_ || (!r.validate && Info(r.record.to).needs_schema)) {}
+        via_scratch_(Info(r.record.from).needs_schema ||
+                     (!r.validate && Info(r.record.to).needs_schema)) {}
 
   void Run() {
     out_.Begin(~uint64_t{0}, nullptr);
@@ -547,7 +547,6 @@ class Runner {
   SequenceProgress* progress_;
   Window in_;
   OutputBuffer scratch_;
-  const bool from_schema_;
   const bool via_scratch_;
 };
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "binary/float_bits.h"
+#include "fixed/fixed_reader.h"
 #include "text/decimal.h"
 #include "text/double_text.h"
 
@@ -22,155 +23,6 @@ namespace rosetta::codec {
 namespace {
 
 constexpr uint8_t kJson = 1, kCbor = 2, kMsgpack = 3;
-
-void BigEndian(std::string& s, uint64_t v, int bytes) {
-  for (int i = bytes - 1; i >= 0; --i) s += static_cast<char>(v >> (8 * i));
-}
-
-void CborHead(std::string& s, uint8_t major, uint64_t v) {
-  const auto m = static_cast<uint8_t>(major << 5);
-  if (v < 24) {
-    s += static_cast<char>(m | v);
-  } else if (v <= 0xff) {
-    s += static_cast<char>(m | 24);
-    BigEndian(s, v, 1);
-  } else if (v <= 0xffff) {
-    s += static_cast<char>(m | 25);
-    BigEndian(s, v, 2);
-  } else if (v <= 0xffffffff) {
-    s += static_cast<char>(m | 26);
-    BigEndian(s, v, 4);
-  } else {
-    s += static_cast<char>(m | 27);
-    BigEndian(s, v, 8);
-  }
-}
-
-void MsgpackStr(std::string& s, std::string_view text) {
-  const size_t n = text.size();
-  if (n <= 31) {
-    s += static_cast<char>(0xa0 | n);
-  } else if (n <= 0xff) {
-    s += static_cast<char>(0xd9);
-    BigEndian(s, n, 1);
-  } else if (n <= 0xffff) {
-    s += static_cast<char>(0xda);
-    BigEndian(s, n, 2);
-  } else {
-    s += static_cast<char>(0xdb);
-    BigEndian(s, n, 4);
-  }
-  s += text;
-}
-
-void MsgpackMap(std::string& s, uint64_t n) {
-  if (n <= 15) {
-    s += static_cast<char>(0x80 | n);
-  } else if (n <= 0xffff) {
-    s += static_cast<char>(0xde);
-    BigEndian(s, n, 2);
-  } else {
-    s += static_cast<char>(0xdf);
-    BigEndian(s, n, 4);
-  }
-}
-
-// The most bytes a value of kind k takes in format f.
-size_t MaxValueBytes(uint8_t f, const FixedStep& s) {
-  size_t enum_text = 0;
-  if (s.kind == FixedKind::kEnum) {
-    const auto* d = s.enum_info->descriptor;
-    for (int i = 0; i < d->value_count(); ++i)
-      enum_text = std::max(enum_text, d->value(i)->name().size());
-    enum_text += 9;  // quotes, or a head of up to 9 bytes
-  }
-  switch (s.kind) {
-    case FixedKind::kBool:
-      return 5;
-    case FixedKind::kFloat:
-    case FixedKind::kDouble:
-      return f == kJson ? 32 : 9;
-    case FixedKind::kEnum:
-      return std::max<size_t>(enum_text, 21);
-    default:
-      return 21;  // "-9223372036854775808", or a head and 8 bytes
-  }
-}
-
-}  // namespace
-
-FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
-  FixedEncoding e;
-  std::string literal;
-  std::vector<bool> first;  // JSON: no member written yet in each open message
-  auto flush_literal_over = [&](size_t keep) {
-    // Literal runs longer than a prefix become steps of their own (kBegin: no value).
-    while (literal.size() > keep) {
-      EncodeStep st{};
-      st.kind = FixedKind::kBegin;
-      st.prefix_len = 16;
-      std::memcpy(st.prefix, literal.data(), 16);
-      e.steps.push_back(st);
-      e.max_bytes += 16;
-      literal.erase(0, 16);
-    }
-  };
-  for (const FixedStep& s : layout.steps) {
-    if (s.kind == FixedKind::kEnd) {
-      if (format == kJson) literal += '}';
-      if (format == kJson) first.pop_back();
-      continue;
-    }
-    // The key (every step but the root's).
-    if (!s.key.empty()) {
-      if (format == kJson) {
-        if (!first.back()) literal += ',';
-        first.back() = false;
-        literal += '"';
-        literal += s.key;
-        literal += "\":";
-      } else if (format == kCbor) {
-        CborHead(literal, 3, s.key.size());
-        literal += s.key;
-      } else {
-        MsgpackStr(literal, s.key);
-      }
-    }
-    if (s.kind == FixedKind::kBegin) {
-      if (format == kJson) {
-        literal += '{';
-        first.push_back(true);
-      } else if (format == kCbor) {
-        CborHead(literal, 5, s.fields);
-      } else {
-        MsgpackMap(literal, s.fields);
-      }
-      continue;
-    }
-    flush_literal_over(16);
-    EncodeStep st{};
-    st.kind = s.kind;
-    st.offset = s.offset;
-    st.step = &s;
-    st.prefix_len = static_cast<uint8_t>(literal.size());
-    std::memcpy(st.prefix, literal.data(), literal.size());
-    e.max_bytes += 16 + MaxValueBytes(format, s);
-    literal.clear();
-    e.steps.push_back(st);
-  }
-  e.tail = literal;
-  e.max_bytes += e.tail.size() + 16 + 1;  // and a newline
-  return e;
-}
-
-namespace {
-
-template <class T>
-T Load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
 
 inline char* Big(char* o, uint64_t v, int bytes) {
   if (bytes == 8) {
@@ -255,6 +107,134 @@ inline char* MsgpackInt(char* o, int64_t v) {
   *o++ = static_cast<char>(0xd3);
   return Big(o, static_cast<uint64_t>(v), 8);
 }
+
+inline char* MsgpackStrHead(char* o, size_t n) {
+  if (n <= 31) {
+    *o++ = static_cast<char>(0xa0 | n);
+    return o;
+  }
+  if (n <= 0xff) {
+    *o++ = static_cast<char>(0xd9);
+    return Big(o, n, 1);
+  }
+  if (n <= 0xffff) {
+    *o++ = static_cast<char>(0xda);
+    return Big(o, n, 2);
+  }
+  *o++ = static_cast<char>(0xdb);
+  return Big(o, n, 4);
+}
+
+inline char* MsgpackMapHead(char* o, uint64_t n) {
+  if (n <= 15) {
+    *o++ = static_cast<char>(0x80 | n);
+    return o;
+  }
+  if (n <= 0xffff) {
+    *o++ = static_cast<char>(0xde);
+    return Big(o, n, 2);
+  }
+  *o++ = static_cast<char>(0xdf);
+  return Big(o, n, 4);
+}
+
+// The literal bytes of a compiled encoding, written by the encoders records use.
+template <class Head>
+void AppendHead(std::string& s, Head head) {
+  char buf[16];
+  s.append(buf, static_cast<size_t>(head(buf) - buf));
+}
+
+// The most bytes a value of kind k takes in format f.
+size_t MaxValueBytes(uint8_t f, const FixedStep& s) {
+  size_t enum_text = 0;
+  if (s.kind == FixedKind::kEnum) {
+    const auto* d = s.enum_info->descriptor;
+    for (int i = 0; i < d->value_count(); ++i)
+      enum_text = std::max(enum_text, d->value(i)->name().size());
+    enum_text += 9;  // quotes, or a head of up to 9 bytes
+  }
+  switch (s.kind) {
+    case FixedKind::kBool:
+      return 5;
+    case FixedKind::kFloat:
+    case FixedKind::kDouble:
+      return f == kJson ? 32 : 9;
+    case FixedKind::kEnum:
+      return std::max<size_t>(enum_text, 21);
+    default:
+      return 21;  // "-9223372036854775808", or a head and 8 bytes
+  }
+}
+
+}  // namespace
+
+FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
+  FixedEncoding e;
+  std::string literal;
+  std::vector<bool> first;  // JSON: no member written yet in each open message
+  auto flush_literal_over = [&](size_t keep) {
+    // Literal runs longer than a prefix become steps of their own (kBegin: no value).
+    while (literal.size() > keep) {
+      EncodeStep st{};
+      st.kind = FixedKind::kBegin;
+      st.prefix_len = 16;
+      std::memcpy(st.prefix, literal.data(), 16);
+      e.steps.push_back(st);
+      e.max_bytes += 16;
+      literal.erase(0, 16);
+    }
+  };
+  for (const FixedStep& s : layout.steps) {
+    if (s.kind == FixedKind::kEnd) {
+      if (format == kJson) literal += '}';
+      if (format == kJson) first.pop_back();
+      continue;
+    }
+    // The key (every step but the root's).
+    if (!s.key.empty()) {
+      if (format == kJson) {
+        if (!first.back()) literal += ',';
+        first.back() = false;
+        literal += '"';
+        literal += s.key;
+        literal += "\":";
+      } else if (format == kCbor) {
+        AppendHead(literal, [&](char* o) { return CborInt(o, 3, s.key.size()); });
+        literal += s.key;
+      } else {
+        AppendHead(literal, [&](char* o) { return MsgpackStrHead(o, s.key.size()); });
+        literal += s.key;
+      }
+    }
+    if (s.kind == FixedKind::kBegin) {
+      if (format == kJson) {
+        literal += '{';
+        first.push_back(true);
+      } else if (format == kCbor) {
+        AppendHead(literal, [&](char* o) { return CborInt(o, 5, s.fields); });
+      } else {
+        AppendHead(literal, [&](char* o) { return MsgpackMapHead(o, s.fields); });
+      }
+      continue;
+    }
+    flush_literal_over(16);
+    EncodeStep st{};
+    st.kind = s.kind;
+    st.offset = s.offset;
+    st.step = &s;
+    st.prefix_len = static_cast<uint8_t>(literal.size());
+    std::memcpy(st.prefix, literal.data(), literal.size());
+    e.max_bytes += 16 + MaxValueBytes(format, s);
+    literal.clear();
+    e.steps.push_back(st);
+  }
+  e.tail = literal;
+  e.max_bytes += e.tail.size() + 16 + 1;  // and a newline
+  return e;
+}
+
+namespace {
 
 template <uint8_t F>
 inline char* Signed(char* o, int64_t v) {
@@ -346,18 +326,7 @@ inline char* Text(char* o, std::string_view s) {
   } else if constexpr (F == kCbor) {
     o = CborInt(o, 3, s.size());
   } else {
-    if (s.size() <= 31) {
-      *o++ = static_cast<char>(0xa0 | s.size());
-    } else if (s.size() <= 0xff) {
-      *o++ = static_cast<char>(0xd9);
-      o = Big(o, s.size(), 1);
-    } else if (s.size() <= 0xffff) {
-      *o++ = static_cast<char>(0xda);
-      o = Big(o, s.size(), 2);
-    } else {
-      *o++ = static_cast<char>(0xdb);
-      o = Big(o, s.size(), 4);
-    }
+    o = MsgpackStrHead(o, s.size());
   }
   std::memcpy(o, s.data(), s.size());
   return o + s.size();
@@ -401,31 +370,31 @@ bool Encode(const FixedEncoding& e, const uint8_t* p, size_t records, size_t siz
           break;
         }
         case FixedKind::kInt32:
-          o = Signed<F>(o, Load<int32_t>(v));
+          o = Signed<F>(o, fixed_detail::Load<int32_t>(v));
           break;
         case FixedKind::kUint32:
-          o = Unsigned<F>(o, Load<uint32_t>(v));
+          o = Unsigned<F>(o, fixed_detail::Load<uint32_t>(v));
           break;
         case FixedKind::kInt64:
-          o = Signed<F>(o, Load<int64_t>(v));
+          o = Signed<F>(o, fixed_detail::Load<int64_t>(v));
           break;
         case FixedKind::kUint64:
-          o = Unsigned<F>(o, Load<uint64_t>(v));
+          o = Unsigned<F>(o, fixed_detail::Load<uint64_t>(v));
           break;
         case FixedKind::kFloat:
-          o = Float<F>(o, Load<float>(v));
+          o = Float<F>(o, fixed_detail::Load<float>(v));
           if (o == nullptr) [[unlikely]]
             return false;
           break;
         case FixedKind::kDouble:
-          o = Floating<F>(o, Load<double>(v));
+          o = Floating<F>(o, fixed_detail::Load<double>(v));
           if (o == nullptr) [[unlikely]]
             return false;
           break;
         case FixedKind::kEnum: {
           const FixedStep& fs = *s.step;
           if (fs.enum_info->is_null_value) return false;
-          const int32_t number = Load<int32_t>(v);
+          const int32_t number = fixed_detail::Load<int32_t>(v);
           if (const std::string_view* name = fs.EnumName(number)) {
             o = Text<F>(o, *name);
           } else if (fs.closed_enum) {

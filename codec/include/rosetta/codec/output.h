@@ -67,7 +67,6 @@ class OutputBuffer {
   void RestoreStreaming(Streaming s) { SetFlush(s.flush, s.arg); }
   void Hold() { ++holds_; }
   void Release() { --holds_; }
-  bool held() const { return holds_ != 0; }
   // A writer that stops on an error leaves its holds on: the caller that goes on writing
   // (the next record of a sequence) puts back the count it had before.
   uint32_t holds() const { return holds_; }
