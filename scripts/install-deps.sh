@@ -18,6 +18,8 @@ BUILD_PACKAGES=(
   libboost-dev libboost-system-dev                  # rosettad TCP front-end (Asio)
   libssl-dev                                        # TLS (Asio's ssl)
   prometheus-cpp-dev                                # metrics
+  libre2-dev                                        # JSON Schema: pattern, patternProperties (linear time)
+  libidn2-dev libunistring-dev                      # JSON Schema: the idn-hostname and idn-email formats
 )
 PACKAGES=(
   "${BUILD_PACKAGES[@]}" curl

@@ -14,6 +14,7 @@
 namespace rosetta::codec {
 
 FormatSchema::~FormatSchema() = default;
+JsonSchema::~JsonSchema() = default;
 
 namespace {
 
@@ -129,6 +130,31 @@ void Finish(const Context& ctx, TranscodeStats* stats) {
 namespace {
 
 // Transcode, and TranscodeRecord (`record`: appended to what `out` holds; record.h).
+Status ValidateImpl(const TranscodeRequest& request, TranscodeStats* stats);
+
+// A request with a JSON Schema and protobuf or fixed on one side: the payload is validated
+// in a pass of its own before it is transcoded. Protobuf / fixed input is validated as the
+// JSON it maps to (offsets are then in that JSON); JSON, CBOR or MessagePack input as is.
+Status ValidateAgainstJsonSchema(const TranscodeRequest& request, TranscodeStats* stats) {
+  TranscodeRequest check = request;
+  if (!Info(request.from).needs_schema) {
+    check.to = request.from;
+    return ValidateImpl(check, stats);
+  }
+  OutputBuffer json;
+  check.to = Format::kJson;
+  check.json_schema = nullptr;
+  check.options.pretty = false;
+  Status s = RunWithSchema(check, &json, stats);
+  if (!s.ok()) return s;
+  TranscodeRequest validate = request;
+  validate.from = Format::kJson;
+  validate.input = std::string_view(json.data(), json.size());
+  validate.input_padding = 0;
+  validate.limits.max_input_bytes = ~uint64_t{0};
+  return ValidateImpl(validate, stats);
+}
+
 Status TranscodeImpl(const TranscodeRequest& request, OutputBuffer& out, TranscodeStats* stats,
                      bool record) {
   Status status;
@@ -137,6 +163,12 @@ Status TranscodeImpl(const TranscodeRequest& request, OutputBuffer& out, Transco
   const FormatInfo* to = FindFormat(static_cast<int>(request.to));
   if (from == nullptr) return Unsupported(request.from);
   if (to == nullptr) return Unsupported(request.to);
+  if (request.json_schema != nullptr && (from->needs_schema || to->needs_schema)) {
+    // JSON Schema and a format read or written through descriptors: validated first, in a
+    // pass of its own (docs/schema.md).
+    status = ValidateAgainstJsonSchema(request, stats);
+    if (!status.ok()) return status;
+  }
   if (from->needs_schema || to->needs_schema) {
     // The protobuf writer fills in message lengths after their content: its output is
     // not streamed (the caller finds it whole in the buffer).
@@ -167,7 +199,10 @@ Status TranscodeImpl(const TranscodeRequest& request, OutputBuffer& out, Transco
                      : request.to == Format::kJson && request.options.pretty
                          ? kIntoPrettyJson[from_row]
                          : kPairs[from_row][static_cast<int>(request.to) - 1];
-  if (!run(ctx, request.input, request.input_padding, out) && ctx.status.ok()) {
+  const bool ok = request.json_schema != nullptr
+                      ? request.json_schema->Run(ctx, request, &out)
+                      : run(ctx, request.input, request.input_padding, out);
+  if (!ok && ctx.status.ok()) {
     ctx.status.code = ErrorCode::kSyntax;  // a reader stopped without saying why: never expected
     ctx.status.message = "transcode stopped";
   }
@@ -180,10 +215,21 @@ Status ValidateImpl(const TranscodeRequest& request, TranscodeStats* stats) {
   if (!CheckInput(request, &status)) return status;
   const FormatInfo* from = FindFormat(static_cast<int>(request.from));
   if (from == nullptr) return Unsupported(request.from);
-  if (from->needs_schema) return RunWithSchema(request, nullptr, stats);
+  if (from->needs_schema) {
+    if (request.json_schema != nullptr) return ValidateAgainstJsonSchema(request, stats);
+    return RunWithSchema(request, nullptr, stats);
+  }
   Context ctx(request.limits, request.options);
   ctx.tags_kept = true;  // a payload is judged in its own format, where tags are part of keys
   ctx.item_end = request.item_end;
+  if (request.json_schema != nullptr) {
+    if (!request.json_schema->Run(ctx, request, nullptr) && ctx.status.ok()) {
+      ctx.status.code = ErrorCode::kSyntax;
+      ctx.status.message = "validation stopped";
+    }
+    Finish(ctx, stats);
+    return std::move(ctx.status);
+  }
   NullSink sink;
   // validate --deterministic: CBOR must also be in RFC 8949 4.2.1 deterministic encoding.
   const bool read = request.from == Format::kCbor && request.options.deterministic

@@ -2,7 +2,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "rosetta/codec/format.h"
 #include "rosetta/codec/limits.h"
@@ -14,6 +16,7 @@ namespace rosetta::codec {
 
 struct TranscodeRequest;
 struct TranscodeStats;
+struct Context;
 
 // What runs the formats that need a schema (FormatInfo::needs_schema): implemented by
 // Schema (rosetta/codec/schema.h, the rosetta_codec_protobuf target), reached through the
@@ -32,6 +35,20 @@ class FormatSchema {
   virtual ~FormatSchema();
 };
 
+// A JSON Schema a request is validated against (loaded by JsonSchemaSet,
+// rosetta/codec/json_schema.h, the rosetta_codec_schema target, which links RE2). Declared
+// here, with its vtable in the core, for the same reason as FormatSchema.
+class JsonSchema {
+ public:
+  // Validates (out null) or transcodes (out already begun) request.input against this
+  // schema in one pass, formats without a schema only; false with ctx.status set.
+  virtual bool Run(Context& ctx, const TranscodeRequest& request, OutputBuffer* out) const = 0;
+  virtual const std::string& name() const = 0;
+
+ protected:
+  virtual ~JsonSchema();
+};
+
 struct TranscodeRequest {
   Format from = Format::kJson;
   Format to = Format::kJson;
@@ -48,6 +65,15 @@ struct TranscodeRequest {
   // after the first data item and stores where it ends here; the bytes after it are the
   // next record, not trailing data. Null: the input is one whole document.
   uint64_t* item_end = nullptr;
+  // JSON Schema validation in the same pass (rosetta/codec/json_schema.h): the payload's
+  // data model, as `--to json` would write it, is checked against this schema while it is
+  // read; a transcode's output is complete only for a valid payload. Null: no schema.
+  const JsonSchema* json_schema = nullptr;
+  // Null: the first violation ends the request (its Status, kSchemaViolation). Otherwise
+  // every violation is appended here in input order, at most max_violations, and the
+  // returned Status is the first one.
+  std::vector<Status>* violations = nullptr;
+  uint32_t max_violations = 16;
 };
 
 struct TranscodeStats {

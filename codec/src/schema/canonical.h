@@ -1,0 +1,77 @@
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rosetta::codec::schema {
+
+// The canonical form of a JSON value: equal values (JSON Schema's equality: 1 == 1.0,
+// members in any order) have equal bytes. `const`, `enum` and `uniqueItems` compare these.
+//   null n | true t | false f | integer i + 8 bytes | integer past INT64_MAX u + 8 bytes
+//   other number d + 8 bytes | string s + 4-byte length + UTF-8
+//   array [ items ] | object { members sorted by their bytes } (member: key string, value)
+namespace canonical {
+
+inline void Put8(std::string& o, char tag, uint64_t v) {
+  char b[9];
+  b[0] = tag;
+  std::memcpy(b + 1, &v, 8);
+  o.append(b, 9);
+}
+inline void Int(std::string& o, int64_t v) { Put8(o, 'i', static_cast<uint64_t>(v)); }
+inline void Uint(std::string& o, uint64_t v) {
+  if (v <= static_cast<uint64_t>(INT64_MAX))
+    Put8(o, 'i', v);
+  else
+    Put8(o, 'u', v);
+}
+inline void Double(std::string& o, double d) {
+  if (d == std::floor(d) && std::fabs(d) < 9223372036854775808.0) {
+    Int(o, static_cast<int64_t>(d));
+    return;
+  }
+  if (d == std::floor(d) && d >= 9223372036854775808.0 && d < 18446744073709551616.0) {
+    Put8(o, 'u', static_cast<uint64_t>(d));
+    return;
+  }
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  Put8(o, 'd', bits);
+}
+inline void String(std::string& o, std::string_view s) {
+  char b[5];
+  b[0] = 's';
+  const uint32_t n = static_cast<uint32_t>(s.size());
+  std::memcpy(b + 1, &n, 4);
+  o.append(b, 5);
+  o.append(s.data(), s.size());
+}
+
+// Sorts the members of an object whose canonical bytes are o[begin, end) (after its '{'),
+// each member starting at one of `starts` (ascending, all within [begin, end)).
+inline void SortMembers(std::string& o, size_t begin, size_t end, const std::vector<size_t>& starts,
+                        size_t first) {
+  const size_t n = starts.size() - first;
+  if (n < 2) return;
+  std::vector<std::string_view> parts;
+  parts.reserve(n);
+  for (size_t i = first; i < starts.size(); ++i) {
+    const size_t b = starts[i];
+    const size_t e = i + 1 < starts.size() ? starts[i + 1] : end;
+    parts.emplace_back(o.data() + b, e - b);
+  }
+  std::sort(parts.begin(), parts.end());
+  std::string sorted;
+  sorted.reserve(end - begin);
+  for (std::string_view p : parts) sorted.append(p);
+  o.replace(begin, end - begin, sorted);
+}
+
+}  // namespace canonical
+}  // namespace rosetta::codec::schema

@@ -1,0 +1,181 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "rosetta/codec/json_schema.h"
+#include "schema/format_check.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace rosetta::codec::schema {
+
+inline constexpr uint32_t kNone = ~uint32_t{0};
+inline constexpr uint64_t kNoLimit = ~uint64_t{0};
+
+// JSON Schema's instance types, as bits of Node::types.
+enum TypeBit : uint8_t {
+  kTypeNull = 1,
+  kTypeBoolean = 2,
+  kTypeObject = 4,
+  kTypeArray = 8,
+  kTypeNumber = 16,  // any number
+  kTypeString = 32,
+  kTypeInteger = 64,  // a number with no fractional part (only in `type`)
+};
+inline constexpr uint8_t kAllTypes = 0x7f;
+
+struct Property {
+  std::string name;
+  uint32_t node;
+};
+struct PatternProperty {
+  uint32_t regex;
+  uint32_t node;
+};
+struct DependentRequired {
+  std::string name;
+  std::vector<std::string> required;
+};
+struct DependentSchema {
+  std::string name;
+  uint32_t node;
+};
+
+// One compiled subschema. Keywords absent from it keep their defaults (no constraint);
+// the evaluator checks only what `has` says is present.
+struct Node {
+  enum Has : uint32_t {
+    kType = 1u << 0,
+    kMinimum = 1u << 1,
+    kMaximum = 1u << 2,
+    kExclusiveMinimum = 1u << 3,
+    kExclusiveMaximum = 1u << 4,
+    kMultipleOf = 1u << 5,
+    kConst = 1u << 6,
+    kEnum = 1u << 7,
+    kUniqueItems = 1u << 8,
+    kContains = 1u << 9,
+    kFormat = 1u << 10,
+    kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
+  };
+  // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.
+  enum Kind : uint8_t { kSchema, kTrue, kFalse };
+
+  Kind kind = kSchema;
+  Draft draft = Draft::k2020;
+  uint32_t has = 0;
+  uint8_t types = kAllTypes;
+  bool integer_multiple = false;  // multipleOf is an integer: exact for integer instances
+  uint8_t format = 0;             // FormatId, asserted only with format_assertion
+
+  double minimum = 0, maximum = 0, exclusive_minimum = 0, exclusive_maximum = 0;
+  double multiple_of = 0;
+
+  uint64_t min_length = 0, max_length = kNoLimit;
+  uint32_t pattern = kNone;  // Compiled::regexes
+
+  uint64_t min_items = 0, max_items = kNoLimit;
+  std::vector<uint32_t> prefix_items;  // prefixItems, or items as an array (drafts < 2020-12)
+  uint32_t items = kNone;              // every item after the prefix
+  uint32_t contains = kNone;
+  uint64_t min_contains = 1, max_contains = kNoLimit;
+  uint32_t unevaluated_items = kNone;
+
+  std::vector<Property> properties;  // sorted by name
+  std::vector<PatternProperty> pattern_properties;
+  uint32_t additional_properties = kNone;
+  uint32_t property_names = kNone;
+  std::vector<std::string> required;
+  std::vector<DependentRequired> dependent_required;
+  std::vector<DependentSchema> dependent_schemas;
+  uint64_t min_properties = 0, max_properties = kNoLimit;
+  uint32_t unevaluated_properties = kNone;
+  // Member names whose presence matters (required, dependentRequired, dependentSchemas),
+  // sorted; the keywords refer to them by index.
+  std::vector<std::string> watched;
+  std::vector<uint32_t> required_w;
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
+  std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
+
+  std::vector<uint32_t> all_of, any_of, one_of;
+  uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;
+  uint32_t ref = kNone;
+  // $dynamicRef (2020-12) / $recursiveRef (2019-09): the statically resolved target, and
+  // the anchor name looked up in the dynamic scope when that target is dynamic
+  // (kRecursiveAnchor: $recursiveAnchor).
+  uint32_t dynamic_ref = kNone;
+  uint32_t dynamic_name = kNone;  // Compiled::anchor_names
+
+  std::string const_value;               // canonical form (canonical.h)
+  std::vector<std::string> enum_values;  // canonical forms
+
+  uint32_t resource = 0;  // the schema resource this node is in (Compiled::resources)
+  // Some node reached in place from this one (allOf, $ref, ...) has unevaluatedProperties
+  // or unevaluatedItems: evaluations under it track which members were evaluated.
+  bool tracks_evaluated = false;
+  bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
+  bool has_object_work = false;
+  bool has_array_work = false;
+
+  uint32_t document = 0;
+  std::string location;  // JSON Pointer of this subschema in its document
+};
+
+struct Resource {
+  std::string uri;
+  uint32_t root = kNone;  // node, compiled on demand
+  bool recursive_anchor = false;
+  // $dynamicAnchor names (Compiled::anchor_names) -> node
+  std::vector<std::pair<uint32_t, uint32_t>> dynamic_anchors;
+};
+
+inline constexpr uint32_t kRecursiveAnchor = kNone - 1;
+
+// Everything one JsonSchemaSet holds: the nodes of every loaded document, their regular
+// expressions and the names requests use.
+struct Compiled;
+
+// What a request names: one loaded document's root.
+class LoadedSchema final : public JsonSchema {
+ public:
+  LoadedSchema(const Compiled* set, uint32_t root, std::string name)
+      : set_(set), root_(root), name_(std::move(name)) {}
+  ~LoadedSchema() override = default;
+  bool Run(Context& ctx, const TranscodeRequest& request, OutputBuffer* out) const override;
+  const std::string& name() const override { return name_; }
+  const Compiled& set() const { return *set_; }
+  uint32_t root() const { return root_; }
+
+ private:
+  const Compiled* set_;
+  uint32_t root_;
+  std::string name_;
+};
+
+struct Compiled {
+  std::vector<Node> nodes;
+  std::vector<std::unique_ptr<re2::RE2>> regexes;
+  std::vector<std::string> regex_sources;
+  std::vector<Resource> resources;
+  std::vector<std::string> anchor_names;
+  std::vector<std::string> documents;  // file (or URI) of each document, for locations
+  std::vector<std::unique_ptr<LoadedSchema>> schemas;
+  std::unordered_map<std::string, const JsonSchema*> by_name;
+  bool uses_dynamic_scope = false;
+  uint64_t bytes = 0;
+
+  ~Compiled();
+  LoadedSchema* NewSchema(uint32_t root, std::string name) {
+    schemas.push_back(std::make_unique<LoadedSchema>(this, root, std::move(name)));
+    return schemas.back().get();
+  }
+};
+
+}  // namespace rosetta::codec::schema

@@ -1,0 +1,1019 @@
+// Loads JSON Schema documents and compiles them into Nodes (compiled.h): URIs, $id,
+// anchors and $refs resolved once, drafts' differences settled here so that the
+// evaluator knows one set of keywords.
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "rosetta/codec/json_schema.h"
+#include "schema/compiled.h"
+#include "schema/metaschemas.h"
+#include "schema/regex.h"
+#include "schema/schema_json.h"
+#include "schema/uri.h"
+
+namespace rosetta::codec {
+
+namespace schema {
+
+Compiled::~Compiled() = default;
+
+namespace {
+
+// Vocabularies a 2019-09 / 2020-12 metaschema can leave out ($vocabulary).
+enum Vocab : uint8_t {
+  kVocabApplicator = 1,
+  kVocabValidation = 2,
+  kVocabUnevaluated = 4,
+  kVocabFormatAssertion = 8,
+  kVocabAll = 7,
+};
+
+struct Doc {
+  std::string name;  // empty: not requestable (a remote, a metaschema)
+  std::string file;
+  std::string uri;
+  JVal root;
+};
+
+// Where a schema value sits: what its $refs resolve against.
+struct Pos {
+  uint32_t doc;
+  std::string base;
+  uint32_t resource;
+  std::string pointer;  // in the document
+  Draft draft;
+  uint8_t vocab;
+  const JVal* value = nullptr;
+};
+
+std::string_view StripEmptyFragment(std::string_view uri) {
+  if (!uri.empty() && uri.back() == '#') uri.remove_suffix(1);
+  return uri;
+}
+
+bool DraftOfUri(std::string_view uri, Draft* draft) {
+  uri = StripEmptyFragment(uri);
+  if (uri == "http://json-schema.org/draft-04/schema" ||
+      uri == "https://json-schema.org/draft-04/schema")
+    return *draft = Draft::k4, true;
+  if (uri == "http://json-schema.org/draft-06/schema" ||
+      uri == "https://json-schema.org/draft-06/schema")
+    return *draft = Draft::k6, true;
+  if (uri == "http://json-schema.org/draft-07/schema" ||
+      uri == "https://json-schema.org/draft-07/schema")
+    return *draft = Draft::k7, true;
+  if (uri == "https://json-schema.org/draft/2019-09/schema") return *draft = Draft::k2019, true;
+  if (uri == "https://json-schema.org/draft/2020-12/schema") return *draft = Draft::k2020, true;
+  return false;
+}
+
+class Compiler {
+ public:
+  Compiler(Compiled* out, const JsonSchemaSet::LoadOptions& options)
+      : out_(out), options_(options) {}
+
+  bool AddDocument(Doc doc, std::string* error) {
+    docs_.push_back(std::make_unique<Doc>(std::move(doc)));
+    const uint32_t d = static_cast<uint32_t>(docs_.size() - 1);
+    out_->documents.push_back(docs_[d]->file.empty() ? docs_[d]->uri : docs_[d]->file);
+    Draft draft = default_draft_;
+    uint8_t vocab = kVocabAll;
+    const JVal& root = docs_[d]->root;
+    if (root.kind == JVal::kObject) {
+      if (const JVal* s = root.Get("$schema"); s && s->kind == JVal::kString) {
+        if (!MetaDraft(s->s, &draft, &vocab, error)) return Fail(d, "/$schema", *error, error);
+      }
+    }
+    const uint32_t resource = NewResource(docs_[d]->uri);
+    uri_to_pos_[StrippedUri(docs_[d]->uri)] = NewPos(
+        Pos{d, docs_[d]->uri, resource, "", draft, vocab}, &root);
+    return Index(&root, d, docs_[d]->uri, resource, "", draft, vocab, error);
+  }
+
+  // The node of a document's root (compiles what it reaches).
+  bool CompileRoot(uint32_t d, uint32_t* node, std::string* error) {
+    const JVal* root = &docs_[d]->root;
+    return Compile(root, positions_[pos_of_.at(root)], node, error);
+  }
+
+  // After every root: the targets a dynamic reference may reach, the in-place graph's
+  // cycles, and which nodes track evaluated members.
+  bool Finish(std::string* error) {
+    if (out_->uses_dynamic_scope) {
+      // The dynamic anchors and recursive roots of every resource evaluation can enter (one
+      // with a node compiled) may be targets; compiling them may reach more resources.
+      std::vector<bool> done(dynamic_candidates_.size(), false);
+      for (bool more = true; more;) {
+        more = false;
+        for (size_t i = 0; i < dynamic_candidates_.size(); ++i) {
+          const auto [value, resource, name] = dynamic_candidates_[i];
+          if (done[i] || !touched_.count(resource)) continue;
+          done[i] = more = true;
+          uint32_t node;
+          if (!Compile(value, positions_[pos_of_.at(value)], &node, error)) return false;
+          Resource& r = out_->resources[resource];
+          if (name == kRecursiveAnchor)
+            r.root = node;
+          else
+            r.dynamic_anchors.emplace_back(name, node);
+        }
+      }
+    }
+    if (!CheckCycles(error)) return false;
+    MarkTracking();
+    for (const Node& n : out_->nodes) {
+      out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
+                     n.properties.size() * 48 + n.required.size() * 32;
+      for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
+    }
+    for (const auto& re : out_->regexes) out_->bytes += 64 + 16 * re->ProgramSize();
+    if (out_->bytes > options_.max_schema_bytes) {
+      *error = "the compiled schemas take " + std::to_string(out_->bytes) +
+               " bytes, more than max_schema_bytes " + std::to_string(options_.max_schema_bytes);
+      return false;
+    }
+    return true;
+  }
+
+  void set_default_draft(Draft d) { default_draft_ = d; }
+  const Doc& doc(uint32_t d) const { return *docs_[d]; }
+  size_t doc_count() const { return docs_.size(); }
+
+  // The $id of a document's root, resolved.
+  std::string RootId(uint32_t d) const {
+    const JVal* root = &docs_[d]->root;
+    auto it = pos_of_.find(root);
+    if (it == pos_of_.end()) return {};
+    return std::string(StrippedUri(positions_[it->second].base));
+  }
+
+ private:
+  static std::string StrippedUri(std::string_view uri) {
+    return std::string(StripEmptyFragment(uri));
+  }
+
+  bool Fail(uint32_t d, const std::string& pointer, const std::string& what, std::string* error) {
+    *error = out_->documents[d] + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " +
+             what;
+    return false;
+  }
+  bool Fail(const Pos& p, const std::string& keyword, const std::string& what,
+            std::string* error) {
+    return Fail(p.doc, p.pointer + (keyword.empty() ? "" : "/" + keyword), what, error);
+  }
+
+  uint32_t NewResource(const std::string& uri) {
+    out_->resources.push_back(Resource{StrippedUri(uri)});
+    return static_cast<uint32_t>(out_->resources.size() - 1);
+  }
+  uint32_t NewPos(Pos p, const JVal* v) {
+    p.value = v;
+    positions_.push_back(std::move(p));
+    const uint32_t i = static_cast<uint32_t>(positions_.size() - 1);
+    pos_of_[v] = i;
+    return i;
+  }
+
+  // $schema: a draft's URI, or a loaded metaschema (its draft and $vocabulary).
+  bool MetaDraft(const std::string& uri, Draft* draft, uint8_t* vocab, std::string* error) {
+    if (DraftOfUri(uri, draft)) return true;
+    const std::string key = StrippedUri(uri);
+    auto it = uri_to_pos_.find(key);
+    if (it == uri_to_pos_.end() && LoadEmbedded(key, error)) it = uri_to_pos_.find(key);
+    if (it == uri_to_pos_.end()) {
+      *error = "$schema \"" + uri + "\" is no draft this build knows and no loaded metaschema";
+      return false;
+    }
+    const Pos& meta = positions_[it->second];
+    *draft = meta.draft;
+    *vocab = kVocabAll;
+    const JVal* mroot = ValueAt(it->second);
+    if (const JVal* v = mroot ? mroot->Get("$vocabulary") : nullptr;
+        v && v->kind == JVal::kObject) {
+      *vocab = 0;
+      for (const auto& [name, on] : v->members) {
+        std::string_view n = name;
+        if (n.ends_with("/vocab/applicator")) *vocab |= kVocabApplicator;
+        if (n.ends_with("/vocab/validation")) *vocab |= kVocabValidation;
+        if (n.ends_with("/vocab/unevaluated")) *vocab |= kVocabUnevaluated;
+        if (n.ends_with("/vocab/format-assertion")) *vocab |= kVocabFormatAssertion;
+      }
+      if (*draft == Draft::k2019) *vocab |= kVocabUnevaluated;  // part of the applicator there
+    }
+    return true;
+  }
+
+  const JVal* ValueAt(uint32_t pos) const { return positions_[pos].value; }
+
+  bool LoadEmbedded(const std::string& uri, std::string* error) {
+    const std::string_view text = EmbeddedMetaschema(uri);
+    if (text.empty() || loaded_embedded_.count(uri)) return false;
+    loaded_embedded_.insert(uri);
+    Doc doc;
+    doc.uri = uri;
+    doc.file = uri;
+    std::string parse_error;
+    if (!ParseJson(text, &doc.root, &parse_error)) {
+      *error = uri + ": " + parse_error;
+      return false;
+    }
+    const Draft saved = default_draft_;
+    Draft draft;
+    if (DraftOfUri(uri, &draft)) default_draft_ = draft;
+    const bool ok = AddDocument(std::move(doc), error);
+    default_draft_ = saved;
+    return ok;
+  }
+
+  // Registers every subschema of a document: its position, $id, anchors.
+  bool Index(const JVal* v, uint32_t d, std::string base, uint32_t resource,
+             const std::string& pointer, Draft draft, uint8_t vocab, std::string* error) {
+    if (v->kind != JVal::kObject) {
+      if (!pos_of_.count(v)) NewPos(Pos{d, base, resource, pointer, draft, vocab}, v);
+      return true;
+    }
+    if (const JVal* s = v->Get("$schema");
+        !pointer.empty() && s && s->kind == JVal::kString && v->Get(draft == Draft::k4 ? "id" : "$id")) {
+      // an embedded resource in another draft
+      if (!MetaDraft(s->s, &draft, &vocab, error))
+        return Fail(d, pointer + "/$schema", *error, error);
+    }
+    const char* id_key = draft == Draft::k4 ? "id" : "$id";
+    const JVal* id = v->Get(id_key);
+    const bool ref_hides_siblings = draft <= Draft::k7 && v->Get("$ref") != nullptr;
+    bool new_base = false;
+    if (id && id->kind == JVal::kString && !ref_hides_siblings) {
+      if (draft <= Draft::k7 && !id->s.empty() && id->s[0] == '#') {
+        anchor_pos_[StrippedUri(WithoutFragment(base)) + id->s] = v;
+      } else {
+        const std::string resolved = ResolveUri(base, id->s);
+        bool has_fragment = false;
+        const std::string_view fragment = FragmentOf(resolved, &has_fragment);
+        if (draft >= Draft::k2019 && has_fragment && !fragment.empty())
+          return Fail(d, pointer + "/$id", "$id may not have a fragment", error);
+        base = std::string(WithoutFragment(resolved));
+        if (!pointer.empty()) resource = NewResource(base);
+        if (has_fragment && !fragment.empty()) anchor_pos_[base + "#" + std::string(fragment)] = v;
+        new_base = true;
+      }
+    }
+    uint32_t pos;
+    if (auto it = pos_of_.find(v); it != pos_of_.end()) {
+      pos = it->second;
+      positions_[pos].base = base;
+      positions_[pos].resource = resource;
+      positions_[pos].draft = draft;
+      positions_[pos].vocab = vocab;
+    } else {
+      pos = NewPos(Pos{d, base, resource, pointer, draft, vocab}, v);
+    }
+    if (new_base) uri_to_pos_[base] = pos;
+    if (pointer.empty()) out_->resources[resource].uri = StrippedUri(base);
+    if (draft >= Draft::k2019) {
+      if (const JVal* a = v->Get("$anchor"); a && a->kind == JVal::kString)
+        anchor_pos_[base + "#" + a->s] = v;
+    }
+    if (draft == Draft::k2020) {
+      if (const JVal* a = v->Get("$dynamicAnchor"); a && a->kind == JVal::kString) {
+        anchor_pos_[base + "#" + a->s] = v;
+        dynamic_anchor_pos_.insert(v);
+        dynamic_candidates_.push_back({v, resource, AnchorName(a->s)});
+      }
+    }
+    if (draft == Draft::k2019) {
+      if (const JVal* a = v->Get("$recursiveAnchor"); a && a->kind == JVal::kBool && a->b) {
+        out_->resources[resource].recursive_anchor = true;
+        dynamic_candidates_.push_back({v, resource, kRecursiveAnchor});
+      }
+    }
+    auto sub = [&](const JVal* child, const std::string& p) {
+      return Index(child, d, base, resource, p, draft, vocab, error);
+    };
+    for (const auto& [key, child] : v->members) {
+      const std::string p = pointer + "/" + EscapePointerToken(key);
+      const bool schema_map = key == "properties" || key == "patternProperties" ||
+                              key == "definitions" || key == "$defs" ||
+                              key == "dependentSchemas" || key == "dependencies";
+      const bool schema_array = key == "allOf" || key == "anyOf" || key == "oneOf" ||
+                                key == "prefixItems" || (key == "items" && child.kind == JVal::kArray);
+      const bool one_schema =
+          key == "additionalProperties" || key == "additionalItems" || key == "items" ||
+          key == "unevaluatedItems" || key == "unevaluatedProperties" || key == "contains" ||
+          key == "propertyNames" || key == "not" || key == "if" || key == "then" ||
+          key == "else" || key == "contentSchema";
+      if (schema_map && child.kind == JVal::kObject) {
+        for (const auto& [name, s] : child.members) {
+          if (s.kind != JVal::kObject && s.kind != JVal::kBool) continue;
+          if (!sub(&s, p + "/" + EscapePointerToken(name))) return false;
+        }
+      } else if (schema_array && child.kind == JVal::kArray) {
+        for (size_t i = 0; i < child.items.size(); ++i)
+          if (!sub(&child.items[i], p + "/" + std::to_string(i))) return false;
+      } else if (one_schema && (child.kind == JVal::kObject || child.kind == JVal::kBool)) {
+        if (!sub(&child, p)) return false;
+      }
+    }
+    return true;
+  }
+
+  uint32_t AnchorName(const std::string& name) {
+    for (size_t i = 0; i < out_->anchor_names.size(); ++i)
+      if (out_->anchor_names[i] == name) return static_cast<uint32_t>(i);
+    out_->anchor_names.push_back(name);
+    return static_cast<uint32_t>(out_->anchor_names.size() - 1);
+  }
+
+  // The value a reference names, and where it sits.
+  bool Lookup(const std::string& uri, const JVal** value, Pos* pos, std::string* error) {
+    bool has_fragment = false;
+    const std::string abs = StrippedUri(WithoutFragment(uri));
+    const std::string_view raw_fragment = FragmentOf(uri, &has_fragment);
+    std::string fragment;
+    if (!PercentDecode(raw_fragment, &fragment)) {
+      *error = "$ref \"" + uri + "\": malformed percent-encoding";
+      return false;
+    }
+    if (!fragment.empty() && fragment[0] != '/') {
+      auto it = anchor_pos_.find(abs + "#" + fragment);
+      if (it == anchor_pos_.end() && !uri_to_pos_.count(abs) && LoadEmbedded(abs, error))
+        it = anchor_pos_.find(abs + "#" + fragment);
+      if (it == anchor_pos_.end()) {
+        *error = "$ref \"" + uri + "\" resolves nowhere";
+        return false;
+      }
+      *value = it->second;
+      *pos = positions_[pos_of_.at(*value)];
+      return true;
+    }
+    auto it = uri_to_pos_.find(abs);
+    if (it == uri_to_pos_.end() && LoadEmbedded(abs, error)) it = uri_to_pos_.find(abs);
+    if (it == uri_to_pos_.end() || it->second == kNone) {
+      *error = "$ref \"" + uri + "\" resolves nowhere (nothing is fetched)";
+      return false;
+    }
+    const JVal* v = ValueAt(it->second);
+    Pos at = positions_[it->second];
+    std::vector<std::string> tokens;
+    if (!SplitPointer(fragment, &tokens)) {
+      *error = "$ref \"" + uri + "\": the fragment is not a JSON Pointer";
+      return false;
+    }
+    for (const std::string& t : tokens) {
+      const JVal* next = nullptr;
+      if (v->kind == JVal::kObject) {
+        next = v->Get(t);
+      } else if (v->kind == JVal::kArray) {
+        char* end = nullptr;
+        const unsigned long i = std::strtoul(t.c_str(), &end, 10);
+        if (!t.empty() && *end == '\0' && i < v->items.size()) next = &v->items[i];
+      }
+      if (next == nullptr) {
+        *error = "$ref \"" + uri + "\" resolves nowhere";
+        return false;
+      }
+      v = next;
+      if (auto p = pos_of_.find(v); p != pos_of_.end()) {
+        at = positions_[p->second];
+      } else {
+        at.pointer += "/" + EscapePointerToken(t);
+      }
+    }
+    *value = v;
+    *pos = at;
+    return true;
+  }
+
+  bool CompileRef(const JVal& ref_value, const Pos& p, const char* keyword, uint32_t* target,
+                  std::string* resolved_uri, std::string* error) {
+    if (ref_value.kind != JVal::kString) return Fail(p, keyword, "must be a string", error);
+    *resolved_uri = ResolveUri(p.base, ref_value.s);
+    const JVal* v = nullptr;
+    Pos at;
+    std::string why;
+    if (!Lookup(*resolved_uri, &v, &at, &why)) return Fail(p, keyword, why, error);
+    return Compile(v, at, target, error);
+  }
+
+  bool Compile(const JVal* v, const Pos& given, uint32_t* node, std::string* error) {
+    if (auto it = memo_.find(v); it != memo_.end()) return *node = it->second, true;
+    Pos p = given;
+    if (auto it = pos_of_.find(v); it != pos_of_.end()) p = positions_[it->second];
+    const uint32_t index = static_cast<uint32_t>(out_->nodes.size());
+    out_->nodes.emplace_back();
+    memo_[v] = index;
+    *node = index;
+    touched_.insert(p.resource);
+    Node n;
+    n.draft = p.draft;
+    n.document = p.doc;
+    n.location = p.pointer;
+    n.resource = p.resource;
+    if (v->kind == JVal::kBool) {
+      n.kind = v->b ? Node::kTrue : Node::kFalse;
+      out_->nodes[index] = std::move(n);
+      return true;
+    }
+    if (v->kind != JVal::kObject) return Fail(p, "", "a schema is an object or a boolean", error);
+    if (!CompileKeywords(*v, p, &n, error)) return false;
+    const bool empty = n.has == 0 && n.types == kAllTypes && n.pattern == kNone &&
+                       n.min_length == 0 && n.max_length == kNoLimit && !n.has_object_work &&
+                       !n.has_array_work && !n.has_in_place;
+    if (empty) n.kind = Node::kTrue;
+    out_->nodes[index] = std::move(n);
+    return true;
+  }
+
+  bool Child(const JVal& v, const Pos& p, const std::string& keyword, uint32_t* node,
+             std::string* error) {
+    Pos at = p;
+    at.pointer += "/" + keyword;
+    return Compile(&v, at, node, error);
+  }
+
+  bool CompileKeywords(const JVal& v, const Pos& p, Node* n, std::string* error) {
+    const Draft draft = p.draft;
+    const bool validation = p.vocab & kVocabValidation;
+    const bool applicator = p.vocab & kVocabApplicator;
+    auto num = [&](const char* key, double* out, uint32_t bit) -> bool {
+      const JVal* k = v.Get(key);
+      if (!k || !validation) return true;
+      if (!k->IsNumber()) {
+        if (draft == Draft::k4 && k->kind == JVal::kBool) return true;
+        return Fail(p, key, "must be a number", error);
+      }
+      *out = k->Number();
+      n->has |= bit;
+      return true;
+    };
+    auto count = [&](const char* key, uint64_t* out) -> bool {
+      const JVal* k = v.Get(key);
+      if (!k || !validation) return true;
+      if (!k->Count(out)) return Fail(p, key, "must be a non-negative integer", error);
+      return true;
+    };
+    // $ref: in drafts 4 to 7 its siblings are ignored.
+    if (const JVal* ref = v.Get("$ref")) {
+      std::string uri;
+      if (!CompileRef(*ref, p, "$ref", &n->ref, &uri, error)) return false;
+      n->has_in_place = true;
+      if (draft <= Draft::k7) return true;
+    }
+    if (const JVal* ref = v.Get("$dynamicRef"); ref && draft == Draft::k2020) {
+      std::string uri;
+      if (!CompileRef(*ref, p, "$dynamicRef", &n->dynamic_ref, &uri, error)) return false;
+      n->has_in_place = true;
+      bool has_fragment = false;
+      const std::string_view fragment = FragmentOf(uri, &has_fragment);
+      const JVal* target = nullptr;
+      Pos at;
+      std::string why;
+      if (!fragment.empty() && fragment[0] != '/' && Lookup(uri, &target, &at, &why) &&
+          dynamic_anchor_pos_.count(target)) {
+        const JVal* a = target->Get("$dynamicAnchor");
+        if (a && a->kind == JVal::kString && a->s == fragment) {
+          n->dynamic_name = AnchorName(a->s);
+          out_->uses_dynamic_scope = true;
+        }
+      }
+    }
+    if (const JVal* ref = v.Get("$recursiveRef"); ref && draft == Draft::k2019) {
+      std::string uri;
+      if (!CompileRef(*ref, p, "$recursiveRef", &n->dynamic_ref, &uri, error)) return false;
+      n->has_in_place = true;
+      const JVal* target = nullptr;
+      Pos at;
+      std::string why;
+      if (Lookup(uri, &target, &at, &why)) {
+        const JVal* a = target->Get("$recursiveAnchor");
+        if (a && a->kind == JVal::kBool && a->b) {
+          n->dynamic_name = kRecursiveAnchor;
+          out_->uses_dynamic_scope = true;
+        }
+      }
+    }
+    if (validation) {
+      if (const JVal* t = v.Get("type")) {
+        auto bit = [](const std::string& s) -> uint8_t {
+          if (s == "null") return kTypeNull;
+          if (s == "boolean") return kTypeBoolean;
+          if (s == "object") return kTypeObject;
+          if (s == "array") return kTypeArray;
+          if (s == "number") return kTypeNumber;
+          if (s == "string") return kTypeString;
+          if (s == "integer") return kTypeInteger;
+          return 0;
+        };
+        uint8_t types = 0;
+        if (t->kind == JVal::kString) {
+          types = bit(t->s);
+          if (!types) return Fail(p, "type", "unknown type \"" + t->s + "\"", error);
+        } else if (t->kind == JVal::kArray) {
+          for (const JVal& e : t->items) {
+            const uint8_t b = e.kind == JVal::kString ? bit(e.s) : 0;
+            if (!b) return Fail(p, "type", "unknown type", error);
+            types |= b;
+          }
+        } else {
+          return Fail(p, "type", "must be a string or an array", error);
+        }
+        n->types = types;
+        n->has |= Node::kType;
+      }
+      if (const JVal* e = v.Get("enum")) {
+        if (e->kind != JVal::kArray) return Fail(p, "enum", "must be an array", error);
+        for (const JVal& item : e->items) {
+          std::string c;
+          Canonicalize(item, &c);
+          n->enum_values.push_back(std::move(c));
+        }
+        n->has |= Node::kEnum;
+      }
+      if (const JVal* c = v.Get("const"); c && draft >= Draft::k6) {
+        Canonicalize(*c, &n->const_value);
+        n->has |= Node::kConst;
+      }
+      if (!num("minimum", &n->minimum, Node::kMinimum) ||
+          !num("maximum", &n->maximum, Node::kMaximum) ||
+          !num("multipleOf", &n->multiple_of, Node::kMultipleOf))
+        return false;
+      if (n->has & Node::kMultipleOf) {
+        if (!(n->multiple_of > 0)) return Fail(p, "multipleOf", "must be above 0", error);
+        n->integer_multiple = n->multiple_of == std::floor(n->multiple_of) &&
+                              n->multiple_of < 9007199254740992.0;
+      }
+      if (draft == Draft::k4) {
+        const JVal* xmin = v.Get("exclusiveMinimum");
+        const JVal* xmax = v.Get("exclusiveMaximum");
+        if (xmin && xmin->kind == JVal::kBool && xmin->b && (n->has & Node::kMinimum)) {
+          n->has = (n->has & ~Node::kMinimum) | Node::kExclusiveMinimum;
+          n->exclusive_minimum = n->minimum;
+        }
+        if (xmax && xmax->kind == JVal::kBool && xmax->b && (n->has & Node::kMaximum)) {
+          n->has = (n->has & ~Node::kMaximum) | Node::kExclusiveMaximum;
+          n->exclusive_maximum = n->maximum;
+        }
+      } else if (!num("exclusiveMinimum", &n->exclusive_minimum, Node::kExclusiveMinimum) ||
+                 !num("exclusiveMaximum", &n->exclusive_maximum, Node::kExclusiveMaximum)) {
+        return false;
+      }
+      if (!count("minLength", &n->min_length) || !count("maxLength", &n->max_length) ||
+          !count("minItems", &n->min_items) || !count("maxItems", &n->max_items) ||
+          !count("minProperties", &n->min_properties) ||
+          !count("maxProperties", &n->max_properties))
+        return false;
+      if (const JVal* u = v.Get("uniqueItems"); u && u->kind == JVal::kBool && u->b)
+        n->has |= Node::kUniqueItems;
+      if (const JVal* r = v.Get("required"); r && r->kind == JVal::kArray) {
+        for (const JVal& name : r->items) {
+          if (name.kind != JVal::kString) return Fail(p, "required", "must hold strings", error);
+          n->required.push_back(name.s);
+        }
+      }
+      if (const JVal* dr = v.Get("dependentRequired"); dr && draft >= Draft::k2019) {
+        if (dr->kind != JVal::kObject) return Fail(p, "dependentRequired", "must be an object",
+                                                   error);
+        for (const auto& [name, list] : dr->members) {
+          DependentRequired d{name, {}};
+          for (const JVal& s : list.items)
+            if (s.kind == JVal::kString) d.required.push_back(s.s);
+          n->dependent_required.push_back(std::move(d));
+        }
+      }
+      if (draft >= Draft::k2019) {
+        if (!count("minContains", &n->min_contains) || !count("maxContains", &n->max_contains))
+          return false;
+      }
+    }
+    if (const JVal* pat = v.Get("pattern"); pat && validation) {
+      if (pat->kind != JVal::kString) return Fail(p, "pattern", "must be a string", error);
+      if (!NewRegex(pat->s, p, "pattern", &n->pattern, error)) return false;
+    }
+    if (const JVal* f = v.Get("format"); f && f->kind == JVal::kString) {
+      n->format = FormatId(f->s, draft);
+      if (n->format) n->has |= Node::kFormat;
+    }
+    if (applicator) {
+      auto list = [&](const char* key, std::vector<uint32_t>* out) -> bool {
+        const JVal* a = v.Get(key);
+        if (!a) return true;
+        if (a->kind != JVal::kArray || a->items.empty())
+          return Fail(p, key, "must be a non-empty array of schemas", error);
+        for (size_t i = 0; i < a->items.size(); ++i) {
+          uint32_t c;
+          if (!Child(a->items[i], p, std::string(key) + "/" + std::to_string(i), &c, error))
+            return false;
+          out->push_back(c);
+        }
+        return true;
+      };
+      auto one = [&](const char* key, uint32_t* out) -> bool {
+        const JVal* s = v.Get(key);
+        if (!s) return true;
+        return Child(*s, p, key, out, error);
+      };
+      if (!list("allOf", &n->all_of) || !list("anyOf", &n->any_of) ||
+          !list("oneOf", &n->one_of) || !one("not", &n->not_))
+        return false;
+      if (draft >= Draft::k7) {
+        if (!one("if", &n->if_)) return false;
+        if (n->if_ != kNone) {
+          if (!one("then", &n->then_) || !one("else", &n->else_)) return false;
+        }
+      }
+      // Arrays.
+      if (draft == Draft::k2020) {
+        if (const JVal* pi = v.Get("prefixItems")) {
+          if (pi->kind != JVal::kArray) return Fail(p, "prefixItems", "must be an array", error);
+          if (!list("prefixItems", &n->prefix_items)) return false;
+        }
+        if (!one("items", &n->items)) return false;
+      } else if (const JVal* items = v.Get("items")) {
+        if (items->kind == JVal::kArray) {
+          for (size_t i = 0; i < items->items.size(); ++i) {
+            uint32_t c;
+            if (!Child(items->items[i], p, "items/" + std::to_string(i), &c, error)) return false;
+            n->prefix_items.push_back(c);
+          }
+          if (!one("additionalItems", &n->items)) return false;
+        } else if (!one("items", &n->items)) {
+          return false;
+        }
+      }
+      if (draft >= Draft::k6) {
+        if (!one("contains", &n->contains) || !one("propertyNames", &n->property_names))
+          return false;
+        if (n->contains != kNone) n->has |= Node::kContains;
+      }
+      // Objects.
+      if (const JVal* props = v.Get("properties")) {
+        if (props->kind != JVal::kObject) return Fail(p, "properties", "must be an object", error);
+        for (const auto& [name, s] : props->members) {
+          uint32_t c;
+          if (!Child(s, p, "properties/" + EscapePointerToken(name), &c, error)) return false;
+          n->properties.push_back(Property{name, c});
+        }
+        std::sort(n->properties.begin(), n->properties.end(),
+                  [](const Property& a, const Property& b) { return a.name < b.name; });
+      }
+      if (const JVal* pp = v.Get("patternProperties")) {
+        if (pp->kind != JVal::kObject)
+          return Fail(p, "patternProperties", "must be an object", error);
+        for (const auto& [pattern, s] : pp->members) {
+          const std::string key = "patternProperties/" + EscapePointerToken(pattern);
+          PatternProperty prop;
+          if (!NewRegex(pattern, p, key, &prop.regex, error)) return false;
+          if (!Child(s, p, key, &prop.node, error)) return false;
+          n->pattern_properties.push_back(prop);
+        }
+      }
+      if (!one("additionalProperties", &n->additional_properties)) return false;
+      const char* deps_key = draft >= Draft::k2019 ? "dependentSchemas" : "dependencies";
+      if (const JVal* ds = v.Get(deps_key)) {
+        if (ds->kind != JVal::kObject) return Fail(p, deps_key, "must be an object", error);
+        for (const auto& [name, s] : ds->members) {
+          if (s.kind == JVal::kArray) {  // draft 4 to 7: a list of required names
+            DependentRequired d{name, {}};
+            for (const JVal& r : s.items)
+              if (r.kind == JVal::kString) d.required.push_back(r.s);
+            n->dependent_required.push_back(std::move(d));
+            continue;
+          }
+          uint32_t c;
+          if (!Child(s, p, std::string(deps_key) + "/" + EscapePointerToken(name), &c, error))
+            return false;
+          n->dependent_schemas.push_back(DependentSchema{name, c});
+        }
+      }
+    }
+    if (draft >= Draft::k2019 && (p.vocab & (kVocabUnevaluated | kVocabApplicator))) {
+      auto one = [&](const char* key, uint32_t* out) -> bool {
+        const JVal* s = v.Get(key);
+        if (!s) return true;
+        return Child(*s, p, key, out, error);
+      };
+      if (!one("unevaluatedItems", &n->unevaluated_items) ||
+          !one("unevaluatedProperties", &n->unevaluated_properties))
+        return false;
+    }
+    Watch(n);
+    n->has_in_place = n->has_in_place || !n->all_of.empty() || !n->any_of.empty() ||
+                      !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone ||
+                      !n->dependent_schemas.empty();
+    n->has_object_work = !n->properties.empty() || !n->pattern_properties.empty() ||
+                         n->additional_properties != kNone || n->property_names != kNone ||
+                         !n->required.empty() || !n->dependent_required.empty() ||
+                         !n->dependent_schemas.empty() || n->min_properties != 0 ||
+                         n->max_properties != kNoLimit || n->unevaluated_properties != kNone;
+    n->has_array_work = !n->prefix_items.empty() || n->items != kNone || n->contains != kNone ||
+                        n->min_items != 0 || n->max_items != kNoLimit ||
+                        (n->has & Node::kUniqueItems) || n->unevaluated_items != kNone;
+    return true;
+  }
+
+  static void Watch(Node* n) {
+    std::vector<std::string>& w = n->watched;
+    for (const auto& r : n->required) w.push_back(r);
+    for (const auto& d : n->dependent_required) {
+      w.push_back(d.name);
+      for (const auto& r : d.required) w.push_back(r);
+    }
+    for (const auto& d : n->dependent_schemas) w.push_back(d.name);
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    auto index = [&](const std::string& name) {
+      return static_cast<uint32_t>(std::lower_bound(w.begin(), w.end(), name) - w.begin());
+    };
+    for (const auto& r : n->required) n->required_w.push_back(index(r));
+    for (const auto& d : n->dependent_required) {
+      std::vector<uint32_t> req;
+      for (const auto& r : d.required) req.push_back(index(r));
+      n->dependent_required_w.emplace_back(index(d.name), std::move(req));
+    }
+    for (const auto& d : n->dependent_schemas) n->dependent_schemas_w.push_back(index(d.name));
+  }
+
+  bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,
+                uint32_t* index, std::string* error) {
+    auto it = regex_memo_.find(pattern);
+    if (it != regex_memo_.end()) return *index = it->second, true;
+    std::string why;
+    std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &why);
+    if (!re) return Fail(p, keyword, why, error);
+    out_->regexes.push_back(std::move(re));
+    out_->regex_sources.push_back(pattern);
+    *index = static_cast<uint32_t>(out_->regexes.size() - 1);
+    regex_memo_[pattern] = *index;
+    return true;
+  }
+
+  // The nodes a node applies in place (to the same value), dynamic targets included.
+  void InPlace(const Node& n, std::vector<uint32_t>* out) const {
+    out->clear();
+    for (uint32_t c : n.all_of) out->push_back(c);
+    for (uint32_t c : n.any_of) out->push_back(c);
+    for (uint32_t c : n.one_of) out->push_back(c);
+    for (uint32_t c : {n.not_, n.if_, n.then_, n.else_, n.ref, n.dynamic_ref})
+      if (c != kNone) out->push_back(c);
+    for (const auto& d : n.dependent_schemas) out->push_back(d.node);
+    if (n.dynamic_name != kNone) {
+      for (const Resource& r : out_->resources) {
+        if (n.dynamic_name == kRecursiveAnchor) {
+          if (r.recursive_anchor && r.root != kNone) out->push_back(r.root);
+        } else {
+          for (const auto& [name, node] : r.dynamic_anchors)
+            if (name == n.dynamic_name) out->push_back(node);
+        }
+      }
+    }
+  }
+
+  // A cycle of in-place applications consumes no input: it would never end.
+  bool CheckCycles(std::string* error) {
+    const size_t count = out_->nodes.size();
+    std::vector<uint8_t> state(count, 0);  // 0 new, 1 on the path, 2 done
+    std::vector<std::pair<uint32_t, size_t>> stack;
+    std::vector<std::vector<uint32_t>> edges(count);
+    for (size_t i = 0; i < count; ++i) InPlace(out_->nodes[i], &edges[i]);
+    for (uint32_t start = 0; start < count; ++start) {
+      if (state[start]) continue;
+      stack.push_back({start, 0});
+      state[start] = 1;
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < edges[node].size()) {
+          const uint32_t c = edges[node][next++];
+          if (state[c] == 1) {
+            const Node& n = out_->nodes[c];
+            *error = out_->documents[n.document] + ": " +
+                     (n.location.empty() ? "/" : n.location) +
+                     ": a $ref cycle that consumes no input (it would never end)";
+            return false;
+          }
+          if (state[c] == 0) {
+            state[c] = 1;
+            stack.push_back({c, 0});
+          }
+        } else {
+          state[node] = 2;
+          stack.pop_back();
+        }
+      }
+    }
+    return true;
+  }
+
+  // tracks_evaluated: the node or one it reaches in place has unevaluated*.
+  void MarkTracking() {
+    const size_t count = out_->nodes.size();
+    std::vector<std::vector<uint32_t>> edges(count);
+    for (size_t i = 0; i < count; ++i) InPlace(out_->nodes[i], &edges[i]);
+    bool changed = true;
+    for (Node& n : out_->nodes)
+      n.tracks_evaluated = n.unevaluated_items != kNone || n.unevaluated_properties != kNone;
+    while (changed) {
+      changed = false;
+      for (size_t i = 0; i < count; ++i) {
+        if (out_->nodes[i].tracks_evaluated) continue;
+        for (uint32_t c : edges[i]) {
+          if (out_->nodes[c].tracks_evaluated) {
+            out_->nodes[i].tracks_evaluated = true;
+            changed = true;
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  Compiled* out_;
+  const JsonSchemaSet::LoadOptions& options_;
+  Draft default_draft_ = Draft::k2020;
+  std::vector<std::unique_ptr<Doc>> docs_;
+  std::vector<Pos> positions_;
+  std::unordered_map<const JVal*, uint32_t> pos_of_;
+  std::unordered_map<std::string, uint32_t> uri_to_pos_;
+  std::unordered_map<std::string, const JVal*> anchor_pos_;
+  std::set<const JVal*> dynamic_anchor_pos_;
+  struct DynamicCandidate {
+    const JVal* value;
+    uint32_t resource;
+    uint32_t name;
+  };
+  std::vector<DynamicCandidate> dynamic_candidates_;
+  std::unordered_map<const JVal*, uint32_t> memo_;
+  std::unordered_map<std::string, uint32_t> regex_memo_;
+  std::set<std::string> loaded_embedded_;
+  std::set<uint32_t> touched_;  // resources with a compiled node
+};
+
+Draft DraftOfNumber(int n) {
+  switch (n) {
+    case 4:
+      return Draft::k4;
+    case 6:
+      return Draft::k6;
+    case 7:
+      return Draft::k7;
+    case 2019:
+      return Draft::k2019;
+    default:
+      return Draft::k2020;
+  }
+}
+
+std::string FileUri(const std::string& file) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(file, ec);
+  return "file://" + (ec ? file : abs.lexically_normal().string());
+}
+
+bool ReadWhole(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out->assign(std::istreambuf_iterator<char>(in), {});
+  return true;
+}
+
+}  // namespace
+}  // namespace schema
+
+JsonSchemaSet::~JsonSchemaSet() = default;
+
+std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> documents,
+                                                         std::string* error,
+                                                         const LoadOptions& options) {
+  using namespace schema;
+  auto compiled = std::make_unique<Compiled>();
+  Compiler compiler(compiled.get(), options);
+  compiler.set_default_draft(DraftOfNumber(options.default_draft));
+  std::vector<uint32_t> named;
+  for (const auto& [uri, text] : options.remotes) {
+    Doc doc;
+    doc.uri = uri;
+    doc.file = uri;
+    std::string why;
+    if (!ParseJson(text, &doc.root, &why)) {
+      *error = uri + ": " + why;
+      return nullptr;
+    }
+    if (!compiler.AddDocument(std::move(doc), error)) return nullptr;
+  }
+  for (Document& d : documents) {
+    Doc doc;
+    doc.name = d.name;
+    doc.file = d.file.empty() ? d.name : d.file;
+    doc.uri = d.uri.empty() ? FileUri(d.file.empty() ? d.name + ".json" : d.file) : d.uri;
+    std::string why;
+    if (!ParseJson(d.text, &doc.root, &why)) {
+      *error = doc.file + ": not JSON: " + why;
+      return nullptr;
+    }
+    if (!compiler.AddDocument(std::move(doc), error)) return nullptr;
+    named.push_back(static_cast<uint32_t>(compiler.doc_count() - 1));
+  }
+  for (uint32_t d : named) {
+    uint32_t root;
+    if (!compiler.CompileRoot(d, &root, error)) return nullptr;
+    const std::string& name = compiler.doc(d).name;
+    const LoadedSchema* s = compiled->NewSchema(root, name);
+    compiled->by_name[name] = s;
+    const std::string id = compiler.RootId(d);
+    if (!id.empty() && !id.starts_with("file://")) compiled->by_name.emplace(id, s);
+  }
+  if (!compiler.Finish(error)) return nullptr;
+  std::shared_ptr<JsonSchemaSet> set(new JsonSchemaSet());
+  set->compiled_ = std::move(compiled);
+  return set;
+}
+
+std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::LoadDir(const std::string& dir,
+                                                            std::string* error,
+                                                            const LoadOptions& options) {
+  std::vector<Document> documents;
+  std::error_code ec;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json" && entry.is_regular_file()) files.push_back(entry.path());
+  }
+  if (ec) {
+    *error = dir + ": " + ec.message();
+    return nullptr;
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    Document d;
+    d.name = f.stem().string();
+    d.file = f.string();
+    if (!schema::ReadWhole(d.file, &d.text)) {
+      *error = d.file + ": cannot be read";
+      return nullptr;
+    }
+    documents.push_back(std::move(d));
+  }
+  return Load(std::move(documents), error, options);
+}
+
+std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::LoadFile(const std::string& file,
+                                                             const std::string& extra_dir,
+                                                             std::string* error,
+                                                             const LoadOptions& options) {
+  std::vector<Document> documents;
+  Document main;
+  main.name = std::filesystem::path(file).stem().string();
+  main.file = file;
+  if (!schema::ReadWhole(file, &main.text)) {
+    *error = file + ": cannot be read";
+    return nullptr;
+  }
+  std::error_code ec;
+  const auto main_abs = std::filesystem::weakly_canonical(file, ec);
+  documents.push_back(std::move(main));
+  if (!extra_dir.empty()) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(extra_dir, ec)) {
+      if (entry.path().extension() == ".json" && entry.is_regular_file() &&
+          std::filesystem::weakly_canonical(entry.path(), ec) != main_abs)
+        files.push_back(entry.path());
+    }
+    if (ec) {
+      *error = extra_dir + ": " + ec.message();
+      return nullptr;
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      Document d;
+      d.name = f.stem().string();
+      d.file = f.string();
+      if (!schema::ReadWhole(d.file, &d.text)) {
+        *error = d.file + ": cannot be read";
+        return nullptr;
+      }
+      documents.push_back(std::move(d));
+    }
+  }
+  return Load(std::move(documents), error, options);
+}
+
+const JsonSchema* JsonSchemaSet::Find(std::string_view name) const {
+  auto it = compiled_->by_name.find(std::string(name));
+  return it == compiled_->by_name.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> JsonSchemaSet::Names() const {
+  std::vector<std::string> names;
+  for (const auto& s : compiled_->schemas) names.push_back(s->name());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+uint64_t JsonSchemaSet::compiled_bytes() const { return compiled_->bytes; }
+
+}  // namespace rosetta::codec

@@ -1,0 +1,1129 @@
+#include "schema/validator.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "json/json_writer.h"
+#include "schema/canonical.h"
+#include "schema/regex.h"
+#include "schema/uri.h"
+
+namespace rosetta::codec::schema {
+namespace {
+
+// Code points of valid UTF-8.
+uint64_t CodePoints(std::string_view s) {
+  uint64_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string NumberText(const Validator::Scalar& v) {
+  if (v.num == Validator::Scalar::kUint) return std::to_string(v.u);
+  if (v.num == Validator::Scalar::kInt) return std::to_string(v.i);
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v.d);
+  return std::string(buf, r.ptr);
+}
+
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  size_t n = 0;
+  for (char c : s) {
+    if (++n > 64) {
+      out += "...";
+      break;
+    }
+    if (c == '"' || c == '\\') out.push_back('\\');
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += "\\u00";
+      out.push_back("0123456789abcdef"[c >> 4]);
+      out.push_back("0123456789abcdef"[c & 15]);
+      continue;
+    }
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::string TypeNames(uint8_t types) {
+  static const char* const kNames[] = {"null",   "boolean", "object", "array",
+                                       "number", "string",  "integer"};
+  std::string out;
+  for (int i = 0; i < 7; ++i) {
+    if (!(types & (1 << i))) continue;
+    if (!out.empty()) out += ", ";
+    out += kNames[i];
+  }
+  return out;
+}
+
+std::string Shown(const Validator::Scalar& v) {
+  switch (v.type) {
+    case kTypeNull:
+      return "null";
+    case kTypeBoolean:
+      return v.b ? "true" : "false";
+    case kTypeString:
+      return Quote(v.s);
+    default:
+      return NumberText(v);
+  }
+}
+
+// Comparisons exact for 64-bit integers (long double has a 64-bit significand here).
+long double Wide(const Validator::Scalar& v) {
+  if (v.num == Validator::Scalar::kUint) return static_cast<long double>(v.u);
+  if (v.num == Validator::Scalar::kInt) return static_cast<long double>(v.i);
+  return v.d;
+}
+
+bool MultipleOf(const Validator::Scalar& v, const Node& n) {
+  if (n.integer_multiple && v.num != Validator::Scalar::kDouble) {
+    const uint64_t m = static_cast<uint64_t>(n.multiple_of);
+    const uint64_t a = v.num == Validator::Scalar::kUint
+                           ? v.u
+                           : v.i < 0 ? 0 - static_cast<uint64_t>(v.i) : static_cast<uint64_t>(v.i);
+    return a % m == 0;
+  }
+  const double x = static_cast<double>(Wide(v));
+  const double q = x / n.multiple_of;
+  if (!std::isfinite(q)) return false;
+  const double r = std::nearbyint(q);
+  return std::fabs(q - r) <= 1e-9 * std::max(1.0, std::fabs(r));
+}
+
+std::string Doubled(double d) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+Validator::Validator(Context& ctx, const Compiled& set, uint32_t root,
+                     std::vector<Status>* violations, uint32_t max_violations)
+    : ctx_(ctx),
+      set_(set),
+      nodes_(set.nodes.data()),
+      root_(root),
+      violations_(violations),
+      max_violations_(max_violations == 0 ? 1 : max_violations),
+      format_assertion_(ctx.options.format_assertion),
+      all_errors_(violations != nullptr) {
+  scopes_.push_back(ScopeEntry{kNone, kNone});
+  evals_.reserve(64);
+  slots_.reserve(64);
+  frames_.reserve(16);
+  // The document's root value is due: one slot, owned by nobody.
+  slots_.push_back(Slot{kNone, root_, kMust});
+}
+
+Validator::~Validator() = default;
+
+// ---- scalars ----------------------------------------------------------------------
+
+bool Validator::Uint(uint64_t u) {
+  if (special_) return special_writer_->Uint(u) && SpecialDone();
+  Scalar v;
+  v.type = kTypeNumber;
+  v.num = Scalar::kUint;
+  v.u = u;
+  v.integral = true;
+  return OnScalar(v);
+}
+
+bool Validator::NegInt(uint64_t n) {
+  if (special_) return special_writer_->NegInt(n) && SpecialDone();
+  Scalar v;
+  v.type = kTypeNumber;
+  v.integral = true;
+  if (n <= static_cast<uint64_t>(INT64_MAX)) {
+    v.num = Scalar::kInt;
+    v.i = -1 - static_cast<int64_t>(n);
+  } else {
+    v.num = Scalar::kDouble;
+    v.d = -1.0 - static_cast<double>(n);
+  }
+  return OnScalar(v);
+}
+
+bool Validator::Double(double d) {
+  if (special_) return special_writer_->Double(d) && SpecialDone();
+  if (!std::isfinite(d)) [[unlikely]] {
+    if (ctx_.options.nonfinite_as_null) return Null();
+    return ctx_.Fail(ErrorCode::kUnrepresentable,
+                     "NaN and infinities have no JSON Schema instance (option nonfinite_as_null)");
+  }
+  Scalar v;
+  v.type = kTypeNumber;
+  v.num = Scalar::kDouble;
+  v.d = d;
+  v.integral = d == std::floor(d);
+  return OnScalar(v);
+}
+
+bool Validator::Text(std::string_view s) {
+  if (special_) return special_writer_->Text(s) && SpecialDone();
+  if (!frames_.empty() && frames_.back().expect_key) return OnKey(s);
+  Scalar v;
+  v.type = kTypeString;
+  v.s = s;
+  return OnScalar(v);
+}
+
+bool Validator::Bytes(std::string_view s) {
+  if (special_) return special_writer_->Bytes(s) && SpecialDone();
+  if (!frames_.empty() && frames_.back().expect_key)
+    return ctx_.Fail(ErrorCode::kUnrepresentable, "a byte string key has no JSON Schema instance");
+  // The instance is its base64url text, as the JSON writer prints it.
+  if (!StartSpecial(~uint64_t{0})) return false;
+  return special_writer_->Bytes(s) && SpecialDone();
+}
+
+bool Validator::Tag(uint64_t tag) {
+  if (special_) return special_writer_->Tag(tag);
+  const bool mapped =
+      tag == kTagPositiveBignum || tag == kTagNegativeBignum || tag == kTagIpv4 ||
+      tag == kTagIpv6 || (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff) ||
+      (ctx_.options.timestamps_as_text && (tag == kTagEpochTime || tag == kTagExtendedTime) &&
+       !(!frames_.empty() && frames_.back().expect_key));
+  if (!mapped) return true;  // the tag is dropped, its item kept
+  if (!StartSpecial(tag)) return false;
+  return special_writer_->Tag(tag);
+}
+
+bool Validator::StartSpecial(uint64_t) {
+  if (!special_writer_) {
+    special_out_.Begin(ctx_.limits.max_string_bytes + 64, &ctx_.budget);
+    special_writer_ = std::make_unique<BasicJsonWriter<false>>(ctx_, special_out_);
+  } else {
+    special_out_.Begin(ctx_.limits.max_string_bytes + 64, &ctx_.budget);
+    special_writer_ = std::make_unique<BasicJsonWriter<false>>(ctx_, special_out_);
+  }
+  special_ = true;
+  special_depth_ = 0;
+  return true;
+}
+
+bool Validator::SpecialNull() { return special_writer_->Null() && SpecialDone(); }
+bool Validator::SpecialBool(bool b) { return special_writer_->Bool(b) && SpecialDone(); }
+bool Validator::SpecialBegin(bool is_map) {
+  ++special_depth_;
+  return is_map ? special_writer_->BeginMap(kUnknownLength)
+                : special_writer_->BeginArray(kUnknownLength);
+}
+bool Validator::SpecialEnd(bool is_map) {
+  --special_depth_;
+  return (is_map ? special_writer_->EndMap() : special_writer_->EndArray()) && SpecialDone();
+}
+
+// The special item is complete when its writer is back at depth 0: read its JSON back.
+bool Validator::SpecialDone() {
+  if (special_depth_ > 0) return true;
+  special_ = false;
+  std::string_view text(special_out_.data(), special_out_.size());
+  if (text.empty()) return true;
+  if (text[0] == '"') {
+    // The writer's escapes: \" \\ \b \f \n \r \t \u00XX (control characters only).
+    scratch_.clear();
+    for (size_t i = 1; i + 1 < text.size(); ++i) {
+      char c = text[i];
+      if (c != '\\') {
+        scratch_.push_back(c);
+        continue;
+      }
+      c = text[++i];
+      switch (c) {
+        case 'b':
+          scratch_.push_back('\b');
+          break;
+        case 'f':
+          scratch_.push_back('\f');
+          break;
+        case 'n':
+          scratch_.push_back('\n');
+          break;
+        case 'r':
+          scratch_.push_back('\r');
+          break;
+        case 't':
+          scratch_.push_back('\t');
+          break;
+        case 'u': {
+          unsigned v = 0;
+          std::from_chars(text.data() + i + 1, text.data() + i + 5, v, 16);
+          scratch_.push_back(static_cast<char>(v));
+          i += 4;
+          break;
+        }
+        default:
+          scratch_.push_back(c);
+      }
+    }
+    const std::string s = scratch_;
+    return Text(s);
+  }
+  if (text == "null") return Null();
+  // A number: an integer of any size (a bignum), or a decimal.
+  const std::string number(text);
+  const bool negative = number[0] == '-';
+  if (number.find_first_of(".eE") == std::string::npos) {
+    uint64_t u = 0;
+    const char* b = number.data() + negative;
+    auto r = std::from_chars(b, number.data() + number.size(), u);
+    if (r.ec == std::errc() && r.ptr == number.data() + number.size()) {
+      if (!negative) return Uint(u);
+      if (u != 0) return NegInt(u - 1);
+      return Uint(0);
+    }
+  }
+  const double d = std::strtod(number.c_str(), nullptr);
+  return Double(d);
+}
+
+// ---- the walk ---------------------------------------------------------------------
+
+bool Validator::OnScalar(const Scalar& v) {
+  if (stopped_) return false;
+  const uint64_t offset = item_offset_;
+  have_offset_ = false;
+  uint32_t slots_begin = 0;
+  if (!frames_.empty()) {
+    Frame& f = frames_.back();
+    if (f.expect_key) {
+      if (v.type == kTypeNumber && v.num != Scalar::kDouble) {
+        // An integer key is its decimal text (as the JSON writer prints it).
+        const std::string text = NumberText(v);
+        return OnKey(text);
+      }
+      return ctx_.Fail(ErrorCode::kUnrepresentable,
+                       "a map key that is not text or an integer has no JSON Schema instance");
+    }
+    if (!f.is_map) PrepareItem(f);
+    slots_begin = f.slots_begin;
+    if (f.capture) {
+      marks_.push_back(canon_.size());
+      Canonical(v, &canon_);
+    }
+  }
+  item_offset_ = offset;
+  const size_t n = slots_.size();
+  for (size_t i = slots_begin; i < n; ++i) {
+    const Slot s = slots_[i];
+    const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
+    const uint32_t scope = s.owner == kNone ? 0 : evals_[s.owner].scope;
+    const bool ok = EvalScalar(s.node, v, scope, committed);
+    if (stopped_) return false;
+    if (s.owner != kNone) {
+      Deliver(s.owner, s.kind, ok, frames_.back().count, frames_.back().key);
+    } else if (!ok) {
+      failed_ = true;
+    }
+  }
+  if (frames_.empty()) {
+    done_ = true;
+    slots_.clear();
+    return !stopped_;
+  }
+  Frame& f = frames_.back();
+  slots_.resize(f.slots_begin);
+  ++f.count;
+  if (f.is_map) f.expect_key = true;
+  return !stopped_;
+}
+
+bool Validator::OnKey(std::string_view key) {
+  Frame& f = frames_.back();
+  const uint64_t offset = item_offset_;
+  have_offset_ = false;
+  f.key.assign(key.data(), key.size());
+  f.expect_key = false;
+  if (f.capture) {
+    marks_.push_back(canon_.size());
+    canonical::String(canon_, key);
+  }
+  const uint32_t end = static_cast<uint32_t>(evals_.size());
+  Scalar name;
+  name.type = kTypeString;
+  name.s = f.key;
+  for (uint32_t e = f.evals_begin; e < end; ++e) {
+    Eval& ev = evals_[e];
+    if (!ev.valid && !ev.committed) continue;  // settled: nothing can change it
+    const Node& n = nodes_[ev.node];
+    if (n.kind != Node::kSchema || !n.has_object_work) continue;
+    bool claimed = false;
+    if (!n.properties.empty()) {
+      auto it = std::lower_bound(n.properties.begin(), n.properties.end(), key,
+                                 [](const Property& p, std::string_view k) { return p.name < k; });
+      if (it != n.properties.end() && it->name == key) {
+        slots_.push_back(Slot{e, it->node, kMust});
+        claimed = true;
+      }
+    }
+    for (const PatternProperty& pp : n.pattern_properties) {
+      if (RegexSearch(*set_.regexes[pp.regex], key)) {
+        slots_.push_back(Slot{e, pp.node, kMust});
+        claimed = true;
+      }
+    }
+    if (!claimed && n.additional_properties != kNone) {
+      slots_.push_back(Slot{e, n.additional_properties, kMust});
+      claimed = true;
+    }
+    if (n.unevaluated_properties != kNone && !claimed)
+      slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
+    if (claimed && evals_[e].tracks) SetBit(ExtraOf(evals_[e]).claims, f.count);
+    if (!n.watched.empty()) {
+      auto it = std::lower_bound(n.watched.begin(), n.watched.end(), key);
+      if (it != n.watched.end() && *it == key) {
+        const size_t w = static_cast<size_t>(it - n.watched.begin());
+        if (w < 64)
+          evals_[e].seen |= uint64_t{1} << w;
+        else
+          ExtraOf(evals_[e]).seen_more.push_back(static_cast<uint32_t>(w));
+      }
+    }
+    if (n.property_names != kNone) {
+      item_offset_ = offset;
+      const bool ok = EvalScalar(n.property_names, name, evals_[e].scope, evals_[e].committed);
+      if (stopped_) return false;
+      if (!ok) evals_[e].valid = false;
+    }
+  }
+  item_offset_ = offset;
+  return true;
+}
+
+void Validator::PrepareItem(Frame& f) {
+  const uint64_t i = f.count;
+  const uint32_t end = static_cast<uint32_t>(evals_.size());
+  for (uint32_t e = f.evals_begin; e < end; ++e) {
+    const Eval& ev = evals_[e];
+    if (!ev.valid && !ev.committed) continue;
+    const Node& n = nodes_[ev.node];
+    if (n.kind != Node::kSchema || !n.has_array_work) continue;
+    bool covered = false;
+    if (i < n.prefix_items.size()) {
+      slots_.push_back(Slot{e, n.prefix_items[i], kMust});
+      covered = true;
+    } else if (n.items != kNone) {
+      slots_.push_back(Slot{e, n.items, kMust});
+      covered = true;
+    }
+    if (n.contains != kNone) slots_.push_back(Slot{e, n.contains, kContains});
+    if (n.unevaluated_items != kNone && !covered)
+      slots_.push_back(Slot{e, n.unevaluated_items, kUneval});
+    if (covered && ev.tracks) SetBit(ExtraOf(evals_[e]).claims, i);
+  }
+}
+
+void Validator::Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index,
+                        const std::string& key) {
+  Eval& ev = evals_[owner];
+  switch (kind) {
+    case kMust:
+      if (!ok) ev.valid = false;
+      return;
+    case kContains:
+      if (ok) {
+        ++ev.contains;
+        if (nodes_[ev.node].draft == Draft::k2020 && ev.tracks)
+          SetBit(ExtraOf(ev).claims, index);
+      }
+      return;
+    case kUneval:
+      if (!ok) ExtraOf(evals_[owner]).uneval.emplace_back(index, frames_.back().is_map ? key : "");
+      return;
+  }
+}
+
+bool Validator::OnBegin(bool is_map) {
+  if (stopped_) return false;
+  const uint64_t offset = item_offset_;
+  have_offset_ = false;
+  uint32_t slots_begin = 0;
+  bool capture = false;
+  if (!frames_.empty()) {
+    Frame& p = frames_.back();
+    if (p.expect_key)
+      return ctx_.Fail(ErrorCode::kUnrepresentable, "a container as a map key has no JSON Schema instance");
+    if (!p.is_map) PrepareItem(p);
+    slots_begin = p.slots_begin;
+    capture = p.capture;
+    if (capture) marks_.push_back(canon_.size());
+  }
+  Frame f;
+  f.offset = offset;
+  f.is_map = is_map;
+  f.expect_key = is_map;
+  f.evals_begin = static_cast<uint32_t>(evals_.size());
+  f.extras_begin = extras_used_;
+  const size_t n = slots_.size();
+  for (size_t i = slots_begin; i < n; ++i) {
+    const Slot s = slots_[i];
+    const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
+    const uint32_t scope = s.owner == kNone ? 0 : evals_[s.owner].scope;
+    CreateEval(s.node, kNone, kAll, 0, s.owner, s.kind, scope, committed);
+    if (stopped_) return false;
+  }
+  f.slots_begin = static_cast<uint32_t>(slots_.size());
+  for (uint32_t e = f.evals_begin; e < evals_.size(); ++e) {
+    const Node& node = nodes_[evals_[e].node];
+    if (node.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) capture = true;
+  }
+  f.capture = capture;
+  if (capture) {
+    f.canon_begin = canon_.size();
+    f.marks_begin = static_cast<uint32_t>(marks_.size());
+    canon_.push_back(is_map ? '{' : '[');
+  }
+  frames_.push_back(std::move(f));
+  if (frames_.size() > ctx_.limits.max_depth + 1u) {
+    return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
+  }
+  return Account();
+}
+
+bool Validator::Account() {
+  const uint64_t bytes = evals_.capacity() * sizeof(Eval) + slots_.capacity() * sizeof(Slot) +
+                         frames_.capacity() * sizeof(Frame) + canon_.capacity() +
+                         marks_.capacity() * 8 + extras_.size() * sizeof(Extra);
+  if (bytes <= charged_) return true;
+  if (!ctx_.budget.Charge(bytes - charged_)) return ctx_.BudgetExceeded(bytes - charged_);
+  charged_ = bytes;
+  return true;
+}
+
+uint32_t Validator::ScopeFor(uint32_t node, uint32_t scope) {
+  if (!set_.uses_dynamic_scope) return 0;
+  const uint32_t resource = nodes_[node].resource;
+  if (scopes_[scope].resource == resource) return scope;
+  const uint64_t key = (uint64_t{resource} << 32) | scope;
+  auto it = scope_ids_.find(key);
+  if (it != scope_ids_.end()) return it->second;
+  scopes_.push_back(ScopeEntry{resource, scope});
+  const uint32_t id = static_cast<uint32_t>(scopes_.size() - 1);
+  scope_ids_.emplace(key, id);
+  return id;
+}
+
+uint32_t Validator::Dynamic(const Node& n, uint32_t scope) const {
+  if (n.dynamic_name == kNone) return n.dynamic_ref;
+  uint32_t found = n.dynamic_ref;
+  // Innermost to outermost; the outermost match wins.
+  for (uint32_t s = scope; s != kNone && scopes_[s].resource != kNone; s = scopes_[s].parent) {
+    const Resource& r = set_.resources[scopes_[s].resource];
+    if (n.dynamic_name == kRecursiveAnchor) {
+      if (r.recursive_anchor && r.root != kNone) found = r.root;
+      continue;
+    }
+    for (const auto& [name, node] : r.dynamic_anchors)
+      if (name == n.dynamic_name) found = node;
+  }
+  return found;
+}
+
+void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index,
+                           uint32_t owner, SlotKind owner_kind, uint32_t scope, bool committed) {
+  scope = ScopeFor(node, scope);
+  const uint32_t e = static_cast<uint32_t>(evals_.size());
+  const Node& n = nodes_[node];
+  const bool tracks = n.tracks_evaluated || (parent != kNone && evals_[parent].tracks);
+  evals_.push_back(Eval{node, parent, e + 1, owner, scope, kNone, role_index, 0, 0, role,
+                        owner_kind, true, committed, tracks});
+  if (n.kind == Node::kFalse) {
+    evals_[e].valid = false;
+    if (committed)
+      Violation(n, "", item_offset_, frames_.size(),
+                [] { return std::string("no value is allowed here (the schema is false)"); });
+  } else if (n.kind == Node::kSchema && n.has_in_place) {
+    if (n.ref != kNone) CreateEval(n.ref, e, kAll, 0, kNone, kMust, scope, committed);
+    if (n.dynamic_ref != kNone)
+      CreateEval(Dynamic(n, scope), e, kAll, 0, kNone, kMust, scope, committed);
+    for (uint32_t c : n.all_of) CreateEval(c, e, kAll, 0, kNone, kMust, scope, committed);
+    for (uint32_t c : n.any_of) CreateEval(c, e, kAny, 0, kNone, kMust, scope, false);
+    for (uint32_t c : n.one_of) CreateEval(c, e, kOne, 0, kNone, kMust, scope, false);
+    if (n.not_ != kNone) CreateEval(n.not_, e, kNot, 0, kNone, kMust, scope, false);
+    if (n.if_ != kNone) {
+      CreateEval(n.if_, e, kIf, 0, kNone, kMust, scope, false);
+      if (n.then_ != kNone) CreateEval(n.then_, e, kThen, 0, kNone, kMust, scope, false);
+      if (n.else_ != kNone) CreateEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
+    }
+    for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
+      CreateEval(n.dependent_schemas[i].node, e, kDep, i, kNone, kMust, scope, false);
+  }
+  evals_[e].subtree_end = static_cast<uint32_t>(evals_.size());
+}
+
+Validator::Extra& Validator::ExtraOf(Eval& e) {
+  if (e.extra == kNone) {
+    if (extras_used_ == extras_.size()) extras_.emplace_back();
+    Extra& x = extras_[extras_used_];
+    x.claims.clear();
+    x.uneval.clear();
+    x.seen_more.clear();
+    x.claims_all = false;
+    e.extra = extras_used_++;
+  }
+  return extras_[e.extra];
+}
+
+void Validator::SetBit(std::vector<uint64_t>& bits, uint64_t i) {
+  const size_t word = static_cast<size_t>(i >> 6);
+  if (bits.size() <= word) bits.resize(word + 1, 0);
+  bits[word] |= uint64_t{1} << (i & 63);
+}
+
+bool Validator::TestBit(const std::vector<uint64_t>& bits, uint64_t i) {
+  const size_t word = static_cast<size_t>(i >> 6);
+  return word < bits.size() && (bits[word] >> (i & 63) & 1);
+}
+
+bool Validator::OnEnd() {
+  if (stopped_) return false;
+  Frame& f = frames_.back();
+  if (f.capture) {
+    if (f.is_map) {
+      std::vector<size_t> starts(marks_.begin() + f.marks_begin, marks_.end());
+      // members: a key mark, then the value's own mark; keep the keys' (every other one)
+      std::vector<size_t> keys;
+      for (size_t i = 0; i < starts.size(); i += 2) keys.push_back(starts[i]);
+      canonical::SortMembers(canon_, f.canon_begin + 1, canon_.size(), keys, 0);
+    }
+    canon_.push_back(f.is_map ? '}' : ']');
+  }
+  const uint32_t end = static_cast<uint32_t>(evals_.size());
+  for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
+    Finalize(e, f);
+    if (stopped_) return false;
+  }
+  // Deliver each root's verdict to the Eval that applied it.
+  const uint64_t index = frames_.size() >= 2 ? frames_[frames_.size() - 2].count : 0;
+  const std::string key = frames_.size() >= 2 ? frames_[frames_.size() - 2].key : std::string();
+  std::vector<std::pair<uint32_t, std::pair<SlotKind, bool>>> results;
+  for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end)
+    results.push_back({evals_[e].owner, {evals_[e].owner_kind, evals_[e].valid}});
+  const bool capture = f.capture;
+  const size_t canon_begin = f.canon_begin;
+  const uint32_t marks_begin = f.marks_begin;
+  evals_.resize(f.evals_begin);
+  extras_used_ = f.extras_begin;
+  frames_.pop_back();
+  for (const auto& [owner, r] : results) {
+    if (owner == kNone) {
+      if (!r.second) failed_ = true;
+    } else {
+      Deliver(owner, r.first, r.second, index, key);
+    }
+  }
+  if (capture) {
+    marks_.resize(marks_begin);
+    if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);
+  }
+  if (frames_.empty()) {
+    done_ = true;
+    slots_.clear();
+    return !stopped_;
+  }
+  Frame& p = frames_.back();
+  slots_.resize(p.slots_begin);
+  ++p.count;
+  if (p.is_map) p.expect_key = true;
+  return !stopped_;
+}
+
+void Validator::Finalize(uint32_t e, const Frame& f) {
+  // In-place children first.
+  bool any_ok = false, not_ok = false, if_ok = false;
+  int one_ok = 0;
+  bool then_ok = true, else_ok = true;
+  const uint32_t end = evals_[e].subtree_end;
+  for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
+    Finalize(c, f);
+    if (stopped_) return;
+    const Eval& ch = evals_[c];
+    switch (ch.role) {
+      case kAll:
+        if (!ch.valid) evals_[e].valid = false;
+        break;
+      case kAny:
+        any_ok |= ch.valid;
+        break;
+      case kOne:
+        one_ok += ch.valid;
+        break;
+      case kNot:
+        not_ok = ch.valid;
+        break;
+      case kIf:
+        if_ok = ch.valid;
+        break;
+      case kThen:
+        then_ok = ch.valid;
+        break;
+      case kElse:
+        else_ok = ch.valid;
+        break;
+      case kDep:
+        break;
+    }
+  }
+  Eval& ev = evals_[e];
+  const Node& n = nodes_[ev.node];
+  if (n.kind != Node::kSchema) return;
+  const bool committed = ev.committed;
+  const size_t here = frames_.size() - 1;  // the container's own path: its parents' keys
+  auto fail = [&](std::string_view keyword, auto&& message) {
+    evals_[e].valid = false;
+    if (committed) Violation(n, keyword, f.offset, here, message);
+  };
+  const uint8_t type = f.is_map ? kTypeObject : kTypeArray;
+  if ((n.has & Node::kType) && !(n.types & type)) {
+    fail("type", [&] {
+      return std::string(f.is_map ? "an object" : "an array") + " is not of type " +
+             TypeNames(n.types);
+    });
+  }
+  if (n.has & (Node::kConst | Node::kEnum)) {
+    const std::string_view value(canon_.data() + f.canon_begin, canon_.size() - f.canon_begin);
+    if ((n.has & Node::kConst) && value != n.const_value)
+      fail("const", [] { return std::string("the value is not the constant"); });
+    if (n.has & Node::kEnum) {
+      bool found = false;
+      for (const auto& v : n.enum_values) found |= v == value;
+      if (!found) fail("enum", [] { return std::string("the value is none of the enum's"); });
+    }
+  }
+  if (f.is_map) {
+    if (f.count < n.min_properties)
+      fail("minProperties", [&] {
+        return std::to_string(f.count) + " properties, fewer than minProperties " +
+               std::to_string(n.min_properties);
+      });
+    if (f.count > n.max_properties)
+      fail("maxProperties", [&] {
+        return std::to_string(f.count) + " properties, more than maxProperties " +
+               std::to_string(n.max_properties);
+      });
+    auto seen = [&](uint32_t w) {
+      if (w < 64) return (evals_[e].seen >> w & 1) != 0;
+      if (evals_[e].extra == kNone) return false;
+      for (uint32_t b : extras_[evals_[e].extra].seen_more)
+        if (b == w) return true;
+      return false;
+    };
+    for (size_t i = 0; i < n.required_w.size(); ++i) {
+      if (!seen(n.required_w[i]))
+        fail("required", [&] { return "missing required property " + Quote(n.required[i]); });
+    }
+    for (size_t i = 0; i < n.dependent_required_w.size(); ++i) {
+      const auto& [trigger, list] = n.dependent_required_w[i];
+      if (!seen(trigger)) continue;
+      for (size_t j = 0; j < list.size(); ++j) {
+        if (!seen(list[j])) {
+          const char* kw = n.draft >= Draft::k2019 ? "dependentRequired" : "dependencies";
+          fail(kw, [&] {
+            return "missing property " + Quote(n.dependent_required[i].required[j]) +
+                   ", required when " + Quote(n.dependent_required[i].name) + " is present";
+          });
+        }
+      }
+    }
+    if (!n.dependent_schemas.empty()) {
+      for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
+        if (evals_[c].role != kDep || evals_[c].valid) continue;
+        const uint32_t i = evals_[c].role_index;
+        if (!seen(n.dependent_schemas_w[i])) continue;
+        const char* kw = n.draft >= Draft::k2019 ? "dependentSchemas" : "dependencies";
+        fail(kw, [&] {
+          return "the object does not match the schema required when " +
+                 Quote(n.dependent_schemas[i].name) + " is present";
+        });
+      }
+    }
+  } else {
+    if (f.count < n.min_items)
+      fail("minItems", [&] {
+        return std::to_string(f.count) + " items, fewer than minItems " +
+               std::to_string(n.min_items);
+      });
+    if (f.count > n.max_items)
+      fail("maxItems", [&] {
+        return std::to_string(f.count) + " items, more than maxItems " +
+               std::to_string(n.max_items);
+      });
+    if (n.has & Node::kUniqueItems) {
+      std::vector<std::pair<std::string_view, uint64_t>> items;
+      const size_t marks_end = marks_.size();
+      // Each item's first mark; nested containers add marks of their own, so the items
+      // are found by walking their canonical bytes instead.
+      size_t pos = f.canon_begin + 1;
+      const size_t stop = canon_.size() - 1;
+      uint64_t index = 0;
+      while (pos < stop) {
+        const size_t start = pos;
+        int depth = 0;
+        do {
+          const char c = canon_[pos];
+          if (c == '[' || c == '{') {
+            ++depth;
+            ++pos;
+          } else if (c == ']' || c == '}') {
+            --depth;
+            ++pos;
+          } else if (c == 's') {
+            uint32_t len;
+            std::memcpy(&len, canon_.data() + pos + 1, 4);
+            pos += 5 + len;
+          } else if (c == 'i' || c == 'u' || c == 'd') {
+            pos += 9;
+          } else {
+            ++pos;
+          }
+        } while (depth > 0);
+        items.emplace_back(std::string_view(canon_.data() + start, pos - start), index++);
+      }
+      static_cast<void>(marks_end);
+      std::sort(items.begin(), items.end());
+      for (size_t i = 1; i < items.size(); ++i) {
+        if (items[i].first == items[i - 1].first) {
+          const uint64_t a = std::min(items[i].second, items[i - 1].second);
+          const uint64_t b = std::max(items[i].second, items[i - 1].second);
+          fail("uniqueItems", [&] {
+            return "items " + std::to_string(a) + " and " + std::to_string(b) + " are equal";
+          });
+          break;
+        }
+      }
+    }
+    if (n.contains != kNone) {
+      const uint64_t c = evals_[e].contains;
+      if (c < n.min_contains)
+        fail(n.min_contains == 1 && n.draft < Draft::k2019 ? "contains" : "minContains", [&] {
+          return std::to_string(c) + " items match `contains`, fewer than " +
+                 std::to_string(n.min_contains);
+        });
+      if (c > n.max_contains)
+        fail("maxContains", [&] {
+          return std::to_string(c) + " items match `contains`, more than " +
+                 std::to_string(n.max_contains);
+        });
+    }
+  }
+  if (!n.any_of.empty() && !any_ok)
+    fail("anyOf", [&] {
+      return "the value matches none of the " + std::to_string(n.any_of.size()) +
+             " schemas of anyOf";
+    });
+  if (!n.one_of.empty() && one_ok != 1)
+    fail("oneOf", [&] {
+      return "the value matches " + std::to_string(one_ok) + " of the schemas of oneOf, not one";
+    });
+  if (n.not_ != kNone && not_ok)
+    fail("not", [] { return std::string("the value matches the schema of not"); });
+  if (n.if_ != kNone) {
+    if (if_ok && !then_ok)
+      fail("then", [] { return std::string("the value matches if but not then"); });
+    if (!if_ok && !else_ok)
+      fail("else", [] { return std::string("the value matches neither if nor else"); });
+  }
+  // Annotations: which children this schema (and what it applied in place, where that
+  // succeeded) evaluated; the unevaluated* keywords judge the rest.
+  if (evals_[e].tracks) {
+    Extra& x = ExtraOf(evals_[e]);
+    for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
+      const Eval& ch = evals_[c];
+      if (!ch.valid || ch.extra == kNone) continue;
+      bool counts = true;
+      switch (ch.role) {
+        case kNot:
+          counts = false;
+          break;
+        case kThen:
+          counts = if_ok;
+          break;
+        case kElse:
+          counts = !if_ok;
+          break;
+        case kDep: {
+          const uint32_t i = ch.role_index;
+          const uint32_t w = n.dependent_schemas_w[i];
+          counts = w < 64 ? (evals_[e].seen >> w & 1) != 0 : true;
+          break;
+        }
+        default:
+          break;
+      }
+      if (!counts) continue;
+      Extra& cx = extras_[ch.extra];
+      Extra& px = extras_[evals_[e].extra];
+      if (cx.claims_all) px.claims_all = true;
+      if (px.claims.size() < cx.claims.size()) px.claims.resize(cx.claims.size(), 0);
+      for (size_t w = 0; w < cx.claims.size(); ++w) px.claims[w] |= cx.claims[w];
+    }
+    Extra& px = extras_[evals_[e].extra];
+    const uint32_t uneval = f.is_map ? n.unevaluated_properties : n.unevaluated_items;
+    if (uneval != kNone && !px.claims_all) {
+      for (const auto& [index, key] : px.uneval) {
+        if (TestBit(px.claims, index)) continue;
+        const uint64_t i = index;
+        const std::string k = key;
+        fail(f.is_map ? "unevaluatedProperties" : "unevaluatedItems", [&] {
+          return f.is_map ? "property " + Quote(k) + " is not evaluated and fails unevaluatedProperties"
+                          : "item " + std::to_string(i) +
+                                " is not evaluated and fails unevaluatedItems";
+        });
+        break;
+      }
+    }
+    if (uneval != kNone) extras_[evals_[e].extra].claims_all = true;
+    static_cast<void>(x);
+  }
+}
+
+// ---- scalar keywords --------------------------------------------------------------
+
+bool Validator::EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed) {
+  const Node& n = nodes_[node];
+  if (n.kind == Node::kTrue) return true;
+  if (n.kind == Node::kFalse) {
+    if (committed)
+      Violation(n, "", item_offset_, frames_.size(),
+                [] { return std::string("no value is allowed here (the schema is false)"); });
+    return false;
+  }
+  bool ok = EvalScalarKeywords(n, v, committed);
+  if (!ok && (!committed || stopped_)) return false;
+  if (!n.has_in_place) return ok;
+  scope = ScopeFor(node, scope);
+  if (n.ref != kNone) {
+    ok &= EvalScalar(n.ref, v, scope, committed);
+    if (!ok && (!committed || stopped_)) return false;
+  }
+  if (n.dynamic_ref != kNone) {
+    ok &= EvalScalar(Dynamic(n, scope), v, scope, committed);
+    if (!ok && (!committed || stopped_)) return false;
+  }
+  for (uint32_t c : n.all_of) {
+    ok &= EvalScalar(c, v, scope, committed);
+    if (!ok && (!committed || stopped_)) return false;
+  }
+  auto fail = [&](std::string_view keyword, auto&& message) {
+    ok = false;
+    if (committed)
+      Violation(n, keyword, item_offset_, frames_.size(), message);
+  };
+  if (!n.any_of.empty()) {
+    bool any = false;
+    for (uint32_t c : n.any_of) {
+      if (EvalScalar(c, v, scope, false)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any)
+      fail("anyOf", [&] {
+        return Shown(v) + " matches none of the " + std::to_string(n.any_of.size()) +
+               " schemas of anyOf";
+      });
+    if (!ok && (!committed || stopped_)) return false;
+  }
+  if (!n.one_of.empty()) {
+    int matches = 0;
+    for (uint32_t c : n.one_of) {
+      matches += EvalScalar(c, v, scope, false);
+      if (matches > 1) break;
+    }
+    if (matches != 1)
+      fail("oneOf", [&] {
+        return Shown(v) + " matches " + std::string(matches == 0 ? "none" : "more than one") +
+               " of the schemas of oneOf";
+      });
+    if (!ok && (!committed || stopped_)) return false;
+  }
+  if (n.not_ != kNone && EvalScalar(n.not_, v, scope, false)) {
+    fail("not", [&] { return Shown(v) + " matches the schema of not"; });
+    if (!ok && (!committed || stopped_)) return false;
+  }
+  if (n.if_ != kNone) {
+    if (EvalScalar(n.if_, v, scope, false)) {
+      if (n.then_ != kNone) ok &= EvalScalar(n.then_, v, scope, committed);
+    } else if (n.else_ != kNone) {
+      ok &= EvalScalar(n.else_, v, scope, committed);
+    }
+  }
+  return ok;
+}
+
+bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committed) {
+  bool ok = true;
+  auto fail = [&](std::string_view keyword, auto&& message) {
+    ok = false;
+    if (committed)
+      Violation(n, keyword, item_offset_, frames_.size(), message);
+  };
+  if (n.has & Node::kType) {
+    const uint8_t t = v.type | (v.type == kTypeNumber && v.integral ? kTypeInteger : 0);
+    if (!(n.types & t))
+      fail("type", [&] { return Shown(v) + " is not of type " + TypeNames(n.types); });
+    if (!ok && !committed) return false;
+  }
+  if (n.has & (Node::kConst | Node::kEnum)) {
+    std::string c;
+    std::string_view s;
+    Scalar sv = v;
+    Canonical(sv, &c);
+    if ((n.has & Node::kConst) && c != n.const_value)
+      fail("const", [&] { return Shown(v) + " is not the constant"; });
+    if (n.has & Node::kEnum) {
+      bool found = false;
+      for (const auto& e : n.enum_values)
+        if (e == c) {
+          found = true;
+          break;
+        }
+      if (!found) fail("enum", [&] { return Shown(v) + " is none of the enum's values"; });
+    }
+    static_cast<void>(s);
+    if (!ok && !committed) return false;
+  }
+  if (v.type == kTypeNumber && (n.has & Node::kNumeric)) {
+    const long double x = Wide(v);
+    if ((n.has & Node::kMinimum) && x < n.minimum)
+      fail("minimum",
+           [&] { return NumberText(v) + " is below the minimum " + Doubled(n.minimum); });
+    if ((n.has & Node::kMaximum) && x > n.maximum)
+      fail("maximum",
+           [&] { return NumberText(v) + " is above the maximum " + Doubled(n.maximum); });
+    if ((n.has & Node::kExclusiveMinimum) && x <= n.exclusive_minimum)
+      fail("exclusiveMinimum", [&] {
+        return NumberText(v) + " is not above the exclusive minimum " +
+               Doubled(n.exclusive_minimum);
+      });
+    if ((n.has & Node::kExclusiveMaximum) && x >= n.exclusive_maximum)
+      fail("exclusiveMaximum", [&] {
+        return NumberText(v) + " is not below the exclusive maximum " +
+               Doubled(n.exclusive_maximum);
+      });
+    if ((n.has & Node::kMultipleOf) && !MultipleOf(v, n))
+      fail("multipleOf", [&] {
+        return NumberText(v) + " is not a multiple of " + Doubled(n.multiple_of);
+      });
+  } else if (v.type == kTypeString) {
+    if (n.min_length != 0 || n.max_length != kNoLimit) {
+      const uint64_t len = CodePoints(v.s);
+      if (len < n.min_length)
+        fail("minLength", [&] {
+          return Quote(v.s) + " has " + std::to_string(len) + " characters, fewer than minLength " +
+                 std::to_string(n.min_length);
+        });
+      if (len > n.max_length)
+        fail("maxLength", [&] {
+          return Quote(v.s) + " has " + std::to_string(len) + " characters, more than maxLength " +
+                 std::to_string(n.max_length);
+        });
+    }
+    if (n.pattern != kNone && !RegexSearch(*set_.regexes[n.pattern], v.s))
+      fail("pattern", [&] {
+        return Quote(v.s) + " does not match the pattern " + Quote(set_.regex_sources[n.pattern]);
+      });
+    if ((n.has & Node::kFormat) && format_assertion_ && !CheckFormat(n.format, v.s))
+      fail("format", [&] { return Quote(v.s) + " is not a valid format"; });
+  }
+  return ok;
+}
+
+void Validator::Canonical(const Scalar& v, std::string* out) const {
+  switch (v.type) {
+    case kTypeNull:
+      out->push_back('n');
+      return;
+    case kTypeBoolean:
+      out->push_back(v.b ? 't' : 'f');
+      return;
+    case kTypeString:
+      canonical::String(*out, v.s);
+      return;
+    default:
+      if (v.num == Scalar::kUint)
+        canonical::Uint(*out, v.u);
+      else if (v.num == Scalar::kInt)
+        canonical::Int(*out, v.i);
+      else
+        canonical::Double(*out, v.d);
+  }
+}
+
+// ---- violations -------------------------------------------------------------------
+
+std::string Validator::PathOf(size_t frames) const {
+  std::string path;
+  for (size_t i = 0; i < frames && i < frames_.size(); ++i) {
+    const Frame& f = frames_[i];
+    path.push_back('/');
+    if (f.is_map)
+      path += EscapePointerToken(f.key);
+    else
+      path += std::to_string(f.count);
+  }
+  return path;
+}
+
+std::string Validator::KeywordLocation(const Node& n, std::string_view keyword) const {
+  std::string loc;
+  const Node& root = nodes_[root_];
+  if (n.document != root.document) loc = set_.documents[n.document] + "#";
+  loc += n.location;
+  if (!keyword.empty()) {
+    loc.push_back('/');
+    loc += keyword;
+  }
+  if (loc.empty()) loc = "/";
+  return loc;
+}
+
+template <class Message>
+void Validator::Violation(const Node& n, std::string_view keyword, uint64_t offset,
+                          size_t path_frames, Message&& message) {
+  if (stopped_) return;
+  failed_ = true;
+  Status s;
+  s.code = ErrorCode::kSchemaViolation;
+  s.offset = offset;
+  s.path = PathOf(path_frames);
+  s.message = KeywordLocation(n, keyword) + ": " + message();
+  if (!all_errors_) {
+    ctx_.status = std::move(s);
+    ctx_.located = true;
+    stopped_ = true;
+    return;
+  }
+  violations_->push_back(std::move(s));
+  if (violations_->size() >= max_violations_) stopped_ = true;
+}
+
+bool Validator::Finish() {
+  if (!ctx_.status.ok() && ctx_.status.code != ErrorCode::kSchemaViolation) return false;
+  if (all_errors_ && !violations_->empty()) {
+    std::stable_sort(violations_->begin(), violations_->end(),
+                     [](const Status& a, const Status& b) { return a.offset < b.offset; });
+    ctx_.status = violations_->front();
+    ctx_.located = true;
+    return false;
+  }
+  if (failed_ && ctx_.status.ok()) {
+    // A violation no committed keyword saw (never expected): still a refusal.
+    ctx_.status.code = ErrorCode::kSchemaViolation;
+    ctx_.status.message = KeywordLocation(nodes_[root_], "") + ": the value does not match";
+    ctx_.located = true;
+  }
+  return ctx_.status.ok();
+}
+
+}  // namespace rosetta::codec::schema

@@ -1,0 +1,205 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/context.h"
+#include "rosetta/codec/output.h"
+#include "rosetta/codec/sink.h"
+#include "schema/compiled.h"
+
+namespace rosetta::codec {
+template <bool kPretty>
+class BasicJsonWriter;
+}
+
+namespace rosetta::codec::schema {
+
+// JSON Schema validation as a sink (docs/schema.md): the reader's events are checked as
+// they arrive, with no tree of the payload. Per open container, one Eval per subschema
+// applied to it (those a parent applies, and those they apply in place: allOf, anyOf,
+// $ref, ...); branches (anyOf, oneOf, not, if, dependentSchemas) run side by side and are
+// settled when the container ends. Scalars are judged at once. Only const, enum and
+// uniqueItems on a container capture it, in a compact canonical form charged to the
+// budget.
+class Validator {
+ public:
+  Validator(Context& ctx, const Compiled& set, uint32_t root, std::vector<Status>* violations,
+            uint32_t max_violations);
+  ~Validator();
+
+  void ItemStart(uint64_t offset) {
+    if (!have_offset_) {
+      item_offset_ = offset;
+      have_offset_ = true;
+    }
+  }
+  bool Null() {
+    if (special_) return SpecialNull();
+    Scalar v;
+    v.type = kTypeNull;
+    return OnScalar(v);
+  }
+  bool Undefined() { return Null(); }
+  bool Simple(uint8_t) { return Null(); }
+  bool Bool(bool b) {
+    if (special_) return SpecialBool(b);
+    Scalar v;
+    v.type = kTypeBoolean;
+    v.b = b;
+    return OnScalar(v);
+  }
+  bool Uint(uint64_t u);
+  bool NegInt(uint64_t n);
+  bool Double(double d);
+  bool Text(std::string_view s);
+  bool Bytes(std::string_view s);
+  bool BeginArray(uint64_t) { return special_ ? SpecialBegin(false) : OnBegin(false); }
+  bool BeginMap(uint64_t) { return special_ ? SpecialBegin(true) : OnBegin(true); }
+  bool EndArray() { return special_ ? SpecialEnd(false) : OnEnd(); }
+  bool EndMap() { return special_ ? SpecialEnd(true) : OnEnd(); }
+  bool Tag(uint64_t tag);
+
+  // After the reader: the verdict (ctx.status holds the first violation).
+  bool Finish();
+
+  struct Scalar {
+    uint8_t type = kTypeNull;  // one TypeBit
+    bool b = false;
+    enum NumKind : uint8_t { kUint, kInt, kDouble } num = kUint;
+    bool integral = false;
+    uint64_t u = 0;
+    int64_t i = 0;
+    double d = 0;
+    std::string_view s;
+  };
+
+ private:
+  enum Role : uint8_t { kAll, kAny, kOne, kNot, kIf, kThen, kElse, kDep };
+  enum SlotKind : uint8_t { kMust, kContains, kUneval };
+
+  struct Eval {
+    uint32_t node;
+    uint32_t parent;       // the in-place parent in evals_, kNone for a frame's root
+    uint32_t subtree_end;  // one past its in-place subtree in evals_
+    uint32_t owner;        // a root's: the Eval of the parent container, kNone at the top
+    uint32_t scope;
+    uint32_t extra;  // extras_ index, kNone when it tracks nothing
+    uint32_t role_index;
+    uint64_t contains;
+    uint64_t seen;  // watched names present (first 64)
+    Role role;
+    SlotKind owner_kind;
+    bool valid;
+    bool committed;  // a failure here is a violation of the whole payload
+    bool tracks;     // records which children it evaluated (an unevaluated* keyword needs it)
+  };
+  struct Extra {
+    std::vector<uint64_t> claims;                            // children evaluated (bits)
+    std::vector<std::pair<uint64_t, std::string>> uneval;    // failed unevaluated* children
+    std::vector<uint32_t> seen_more;                         // watched names past the 64th
+    bool claims_all = false;
+  };
+  struct Slot {
+    uint32_t owner;
+    uint32_t node;
+    SlotKind kind;
+  };
+  struct Frame {
+    uint64_t count = 0;   // children so far
+    uint64_t offset = 0;  // where the container starts
+    uint32_t evals_begin = 0;
+    uint32_t slots_begin = 0;
+    uint32_t extras_begin = 0;
+    uint32_t marks_begin = 0;  // canonical capture: member / item starts
+    size_t canon_begin = 0;
+    bool is_map = false;
+    bool expect_key = false;
+    bool capture = false;
+    bool any_tracking = false;
+    std::string key;  // current member's name (maps)
+  };
+
+  bool OnScalar(const Scalar& v);
+  bool OnKey(std::string_view key);
+  bool OnBegin(bool is_map);
+  bool OnEnd();
+  void PrepareItem(Frame& f);
+  bool EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed);
+  bool EvalScalarKeywords(const Node& n, const Scalar& v, bool committed);
+  void CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index, uint32_t owner,
+                  SlotKind owner_kind, uint32_t scope, bool committed);
+  void Finalize(uint32_t e, const Frame& f);
+  void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, const std::string& key);
+  uint32_t ScopeFor(uint32_t node, uint32_t scope);
+  uint32_t Dynamic(const Node& n, uint32_t scope) const;
+  Extra& ExtraOf(Eval& e);
+  static void SetBit(std::vector<uint64_t>& bits, uint64_t i);
+  static bool TestBit(const std::vector<uint64_t>& bits, uint64_t i);
+  void Canonical(const Scalar& v, std::string* out) const;
+  bool StringOf(const Scalar& v, std::string_view* s);
+  bool Account();
+
+  // A violation of `keyword` of node n (message made only when it is recorded).
+  template <class Message>
+  void Violation(const Node& n, std::string_view keyword, uint64_t offset, size_t path_frames,
+                 Message&& message);
+  // The JSON Pointer of a value `frames` containers deep (the current one: frames_.size()).
+  std::string PathOf(size_t frames) const;
+  std::string KeywordLocation(const Node& n, std::string_view keyword) const;
+  bool Stopped() const { return stopped_; }
+
+  // Tagged items the JSON mapping gives a text or a number of their own (bignums, IP
+  // addresses, timestamps as text, byte strings): written by the JSON writer, read back.
+  bool SpecialNull();
+  bool SpecialBool(bool b);
+  bool SpecialBegin(bool is_map);
+  bool SpecialEnd(bool is_map);
+  bool StartSpecial(uint64_t tag);
+  bool SpecialDone();
+
+  Context& ctx_;
+  const Compiled& set_;
+  const Node* nodes_;
+  uint32_t root_;
+  std::vector<Status>* violations_;
+  uint32_t max_violations_;
+  bool format_assertion_;
+  bool all_errors_;
+  bool stopped_ = false;
+  bool failed_ = false;
+  bool done_ = false;
+
+  uint64_t item_offset_ = 0;
+  bool have_offset_ = false;
+
+  std::vector<Eval> evals_;
+  std::vector<Slot> slots_;
+  std::vector<Frame> frames_;
+  std::vector<Extra> extras_;
+  uint32_t extras_used_ = 0;
+  std::vector<uint64_t> marks_;
+  std::string canon_;
+  std::string scratch_;
+  uint64_t charged_ = 0;
+
+  struct ScopeEntry {
+    uint32_t resource;
+    uint32_t parent;
+  };
+  std::vector<ScopeEntry> scopes_;
+  std::unordered_map<uint64_t, uint32_t> scope_ids_;
+
+  // Special items.
+  bool special_ = false;
+  int special_depth_ = 0;
+  bool special_is_key_ = false;
+  OutputBuffer special_out_;
+  std::unique_ptr<BasicJsonWriter<false>> special_writer_;
+};
+
+}  // namespace rosetta::codec::schema
