@@ -63,6 +63,7 @@ struct Node {
     kUniqueItems = 1u << 8,
     kContains = 1u << 9,
     kFormat = 1u << 10,
+    kContent = 1u << 11,
     kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
   };
   // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.
@@ -74,6 +75,12 @@ struct Node {
   uint8_t types = kAllTypes;
   bool integer_multiple = false;  // multipleOf is an integer: exact for integer instances
   uint8_t format = 0;             // FormatId, asserted only with format_assertion
+  bool format_asserted = false;   // its metaschema has the format-assertion vocabulary
+  std::string format_name;
+  // Draft 7's contentEncoding "base64" and contentMediaType "application/json" (later drafts
+  // make them annotations).
+  bool content_base64 = false;
+  bool content_json = false;
 
   double minimum = 0, maximum = 0, exclusive_minimum = 0, exclusive_maximum = 0;
   double multiple_of = 0;

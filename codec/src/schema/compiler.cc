@@ -93,8 +93,8 @@ class Compiler {
       }
     }
     const uint32_t resource = NewResource(docs_[d]->uri);
-    uri_to_pos_[StrippedUri(docs_[d]->uri)] = NewPos(
-        Pos{d, docs_[d]->uri, resource, "", draft, vocab}, &root);
+    uri_to_pos_[StrippedUri(docs_[d]->uri)] =
+        NewPos(Pos{d, docs_[d]->uri, resource, "", draft, vocab}, &root);
     return Index(&root, d, docs_[d]->uri, resource, "", draft, vocab, error);
   }
 
@@ -161,12 +161,11 @@ class Compiler {
   }
 
   bool Fail(uint32_t d, const std::string& pointer, const std::string& what, std::string* error) {
-    *error = out_->documents[d] + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " +
-             what;
+    *error =
+        out_->documents[d] + ": " + (pointer.empty() ? std::string("/") : pointer) + ": " + what;
     return false;
   }
-  bool Fail(const Pos& p, const std::string& keyword, const std::string& what,
-            std::string* error) {
+  bool Fail(const Pos& p, const std::string& keyword, const std::string& what, std::string* error) {
     return Fail(p.doc, p.pointer + (keyword.empty() ? "" : "/" + keyword), what, error);
   }
 
@@ -240,8 +239,8 @@ class Compiler {
       if (!pos_of_.count(v)) NewPos(Pos{d, base, resource, pointer, draft, vocab}, v);
       return true;
     }
-    if (const JVal* s = v->Get("$schema");
-        !pointer.empty() && s && s->kind == JVal::kString && v->Get(draft == Draft::k4 ? "id" : "$id")) {
+    if (const JVal* s = v->Get("$schema"); !pointer.empty() && s && s->kind == JVal::kString &&
+                                           v->Get(draft == Draft::k4 ? "id" : "$id")) {
       // an embedded resource in another draft
       if (!MetaDraft(s->s, &draft, &vocab, error))
         return Fail(d, pointer + "/$schema", *error, error);
@@ -300,15 +299,16 @@ class Compiler {
     for (const auto& [key, child] : v->members) {
       const std::string p = pointer + "/" + EscapePointerToken(key);
       const bool schema_map = key == "properties" || key == "patternProperties" ||
-                              key == "definitions" || key == "$defs" ||
-                              key == "dependentSchemas" || key == "dependencies";
+                              key == "definitions" || key == "$defs" || key == "dependentSchemas" ||
+                              key == "dependencies";
       const bool schema_array = key == "allOf" || key == "anyOf" || key == "oneOf" ||
-                                key == "prefixItems" || (key == "items" && child.kind == JVal::kArray);
-      const bool one_schema =
-          key == "additionalProperties" || key == "additionalItems" || key == "items" ||
-          key == "unevaluatedItems" || key == "unevaluatedProperties" || key == "contains" ||
-          key == "propertyNames" || key == "not" || key == "if" || key == "then" ||
-          key == "else" || key == "contentSchema";
+                                key == "prefixItems" ||
+                                (key == "items" && child.kind == JVal::kArray);
+      const bool one_schema = key == "additionalProperties" || key == "additionalItems" ||
+                              key == "items" || key == "unevaluatedItems" ||
+                              key == "unevaluatedProperties" || key == "contains" ||
+                              key == "propertyNames" || key == "not" || key == "if" ||
+                              key == "then" || key == "else" || key == "contentSchema";
       if (schema_map && child.kind == JVal::kObject) {
         for (const auto& [name, s] : child.members) {
           if (s.kind != JVal::kObject && s.kind != JVal::kBool) continue;
@@ -546,8 +546,8 @@ class Compiler {
         return false;
       if (n->has & Node::kMultipleOf) {
         if (!(n->multiple_of > 0)) return Fail(p, "multipleOf", "must be above 0", error);
-        n->integer_multiple = n->multiple_of == std::floor(n->multiple_of) &&
-                              n->multiple_of < 9007199254740992.0;
+        n->integer_multiple =
+            n->multiple_of == std::floor(n->multiple_of) && n->multiple_of < 9007199254740992.0;
       }
       if (draft == Draft::k4) {
         const JVal* xmin = v.Get("exclusiveMinimum");
@@ -578,8 +578,8 @@ class Compiler {
         }
       }
       if (const JVal* dr = v.Get("dependentRequired"); dr && draft >= Draft::k2019) {
-        if (dr->kind != JVal::kObject) return Fail(p, "dependentRequired", "must be an object",
-                                                   error);
+        if (dr->kind != JVal::kObject)
+          return Fail(p, "dependentRequired", "must be an object", error);
         for (const auto& [name, list] : dr->members) {
           DependentRequired d{name, {}};
           for (const JVal& s : list.items)
@@ -599,6 +599,15 @@ class Compiler {
     if (const JVal* f = v.Get("format"); f && f->kind == JVal::kString) {
       n->format = FormatId(f->s, draft);
       if (n->format) n->has |= Node::kFormat;
+      n->format_asserted = (p.vocab & kVocabFormatAssertion) != 0;
+      n->format_name = f->s;
+    }
+    if (draft == Draft::k7) {
+      const JVal* enc = v.Get("contentEncoding");
+      const JVal* media = v.Get("contentMediaType");
+      n->content_base64 = enc && enc->kind == JVal::kString && enc->s == "base64";
+      n->content_json = media && media->kind == JVal::kString && media->s == "application/json";
+      if (n->content_base64 || n->content_json) n->has |= Node::kContent;
     }
     if (applicator) {
       auto list = [&](const char* key, std::vector<uint32_t>* out) -> bool {
@@ -619,8 +628,8 @@ class Compiler {
         if (!s) return true;
         return Child(*s, p, key, out, error);
       };
-      if (!list("allOf", &n->all_of) || !list("anyOf", &n->any_of) ||
-          !list("oneOf", &n->one_of) || !one("not", &n->not_))
+      if (!list("allOf", &n->all_of) || !list("anyOf", &n->any_of) || !list("oneOf", &n->one_of) ||
+          !one("not", &n->not_))
         return false;
       if (draft >= Draft::k7) {
         if (!one("if", &n->if_)) return false;
@@ -675,21 +684,26 @@ class Compiler {
         }
       }
       if (!one("additionalProperties", &n->additional_properties)) return false;
-      const char* deps_key = draft >= Draft::k2019 ? "dependentSchemas" : "dependencies";
-      if (const JVal* ds = v.Get(deps_key)) {
-        if (ds->kind != JVal::kObject) return Fail(p, deps_key, "must be an object", error);
-        for (const auto& [name, s] : ds->members) {
-          if (s.kind == JVal::kArray) {  // draft 4 to 7: a list of required names
-            DependentRequired d{name, {}};
-            for (const JVal& r : s.items)
-              if (r.kind == JVal::kString) d.required.push_back(r.s);
-            n->dependent_required.push_back(std::move(d));
-            continue;
+      // `dependencies` (drafts 4 to 7) is also read in 2019-09 and 2020-12, as the
+      // specifications suggest for compatibility.
+      for (const char* deps_key : {"dependentSchemas", "dependencies"}) {
+        if (draft < Draft::k2019 && std::string_view(deps_key) == "dependentSchemas") continue;
+        const JVal* ds = v.Get(deps_key);
+        if (ds) {
+          if (ds->kind != JVal::kObject) return Fail(p, deps_key, "must be an object", error);
+          for (const auto& [name, s] : ds->members) {
+            if (s.kind == JVal::kArray) {  // draft 4 to 7: a list of required names
+              DependentRequired d{name, {}};
+              for (const JVal& r : s.items)
+                if (r.kind == JVal::kString) d.required.push_back(r.s);
+              n->dependent_required.push_back(std::move(d));
+              continue;
+            }
+            uint32_t c;
+            if (!Child(s, p, std::string(deps_key) + "/" + EscapePointerToken(name), &c, error))
+              return false;
+            n->dependent_schemas.push_back(DependentSchema{name, c});
           }
-          uint32_t c;
-          if (!Child(s, p, std::string(deps_key) + "/" + EscapePointerToken(name), &c, error))
-            return false;
-          n->dependent_schemas.push_back(DependentSchema{name, c});
         }
       }
     }
@@ -792,8 +806,7 @@ class Compiler {
           const uint32_t c = edges[node][next++];
           if (state[c] == 1) {
             const Node& n = out_->nodes[c];
-            *error = out_->documents[n.document] + ": " +
-                     (n.location.empty() ? "/" : n.location) +
+            *error = out_->documents[n.document] + ": " + (n.location.empty() ? "/" : n.location) +
                      ": a $ref cycle that consumes no input (it would never end)";
             return false;
           }
@@ -895,17 +908,19 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> d
   Compiler compiler(compiled.get(), options);
   compiler.set_default_draft(DraftOfNumber(options.default_draft));
   std::vector<uint32_t> named;
-  for (const auto& [uri, text] : options.remotes) {
+  for (const auto& remote : options.remotes) {
     Doc doc;
-    doc.uri = uri;
-    doc.file = uri;
+    doc.uri = remote.uri;
+    doc.file = remote.uri;
     std::string why;
-    if (!ParseJson(text, &doc.root, &why)) {
-      *error = uri + ": " + why;
+    if (!ParseJson(remote.text, &doc.root, &why)) {
+      *error = remote.uri + ": " + why;
       return nullptr;
     }
+    compiler.set_default_draft(DraftOfNumber(remote.default_draft));
     if (!compiler.AddDocument(std::move(doc), error)) return nullptr;
   }
+  compiler.set_default_draft(DraftOfNumber(options.default_draft));
   for (Document& d : documents) {
     Doc doc;
     doc.name = d.name;
@@ -941,7 +956,8 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::LoadDir(const std::string& d
   std::error_code ec;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".json" && entry.is_regular_file()) files.push_back(entry.path());
+    if (entry.path().extension() == ".json" && entry.is_regular_file())
+      files.push_back(entry.path());
   }
   if (ec) {
     *error = dir + ": " + ec.message();

@@ -29,8 +29,8 @@ struct JVal {
   bool Count(uint64_t* n) const {
     if (kind == kUint) return *n = u, true;
     if (kind == kInt && i >= 0) return *n = static_cast<uint64_t>(i), true;
-    if (kind == kDouble && d >= 0 && d < 18446744073709551616.0 && d == static_cast<double>(
-                                                                             static_cast<uint64_t>(d)))
+    if (kind == kDouble && d >= 0 && d < 18446744073709551616.0 &&
+        d == static_cast<double>(static_cast<uint64_t>(d)))
       return *n = static_cast<uint64_t>(d), true;
     return false;
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "json/json_writer.h"
+#include "read_any.h"
 #include "schema/canonical.h"
 #include "schema/regex.h"
 #include "schema/uri.h"
@@ -86,16 +87,56 @@ long double Wide(const Validator::Scalar& v) {
 bool MultipleOf(const Validator::Scalar& v, const Node& n) {
   if (n.integer_multiple && v.num != Validator::Scalar::kDouble) {
     const uint64_t m = static_cast<uint64_t>(n.multiple_of);
-    const uint64_t a = v.num == Validator::Scalar::kUint
-                           ? v.u
-                           : v.i < 0 ? 0 - static_cast<uint64_t>(v.i) : static_cast<uint64_t>(v.i);
+    const uint64_t a = v.num == Validator::Scalar::kUint ? v.u
+                       : v.i < 0                         ? 0 - static_cast<uint64_t>(v.i)
+                                                         : static_cast<uint64_t>(v.i);
     return a % m == 0;
   }
   const double x = static_cast<double>(Wide(v));
   const double q = x / n.multiple_of;
-  if (!std::isfinite(q)) return false;
+  if (!std::isfinite(q)) return std::fmod(x, n.multiple_of) == 0;  // past DBL_MAX: exact
   const double r = std::nearbyint(q);
   return std::fabs(q - r) <= 1e-9 * std::max(1.0, std::fabs(r));
+}
+
+// RFC 4648 section 4, padded.
+bool DecodeBase64(std::string_view s, std::string* out) {
+  if (s.size() % 4 != 0) return false;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    int v;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else if (c == '=' && i + 2 >= s.size())
+      continue;
+    else
+      return false;
+    acc = acc << 6 | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>(acc >> bits & 0xff));
+    }
+  }
+  return true;
+}
+
+bool IsJson(std::string_view text) {
+  Limits limits;
+  MappingOptions options;
+  Context ctx(limits, options);
+  NullSink sink;
+  return ReadAny(Format::kJson, ctx, sink, text, 0);
 }
 
 std::string Doubled(double d) {
@@ -165,6 +206,7 @@ bool Validator::Double(double d) {
   v.num = Scalar::kDouble;
   v.d = d;
   v.integral = d == std::floor(d);
+  v.is_float = true;
   return OnScalar(v);
 }
 
@@ -284,7 +326,13 @@ bool Validator::SpecialDone() {
     }
   }
   const double d = std::strtod(number.c_str(), nullptr);
-  return Double(d);
+  if (number.find_first_of(".eE") != std::string::npos) return Double(d);
+  Scalar v;  // an integer past 64 bits (a bignum): compared as a double, still an integer
+  v.type = kTypeNumber;
+  v.num = Scalar::kDouble;
+  v.d = d;
+  v.integral = true;
+  return OnScalar(v);
 }
 
 // ---- the walk ---------------------------------------------------------------------
@@ -433,8 +481,7 @@ void Validator::Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index,
     case kContains:
       if (ok) {
         ++ev.contains;
-        if (nodes_[ev.node].draft == Draft::k2020 && ev.tracks)
-          SetBit(ExtraOf(ev).claims, index);
+        if (nodes_[ev.node].draft == Draft::k2020 && ev.tracks) SetBit(ExtraOf(ev).claims, index);
       }
       return;
     case kUneval:
@@ -452,7 +499,8 @@ bool Validator::OnBegin(bool is_map) {
   if (!frames_.empty()) {
     Frame& p = frames_.back();
     if (p.expect_key)
-      return ctx_.Fail(ErrorCode::kUnrepresentable, "a container as a map key has no JSON Schema instance");
+      return ctx_.Fail(ErrorCode::kUnrepresentable,
+                       "a container as a map key has no JSON Schema instance");
     if (!p.is_map) PrepareItem(p);
     slots_begin = p.slots_begin;
     capture = p.capture;
@@ -875,9 +923,9 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         const uint64_t i = index;
         const std::string k = key;
         fail(f.is_map ? "unevaluatedProperties" : "unevaluatedItems", [&] {
-          return f.is_map ? "property " + Quote(k) + " is not evaluated and fails unevaluatedProperties"
-                          : "item " + std::to_string(i) +
-                                " is not evaluated and fails unevaluatedItems";
+          return f.is_map
+                     ? "property " + Quote(k) + " is not evaluated and fails unevaluatedProperties"
+                     : "item " + std::to_string(i) + " is not evaluated and fails unevaluatedItems";
         });
         break;
       }
@@ -916,8 +964,7 @@ bool Validator::EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool 
   }
   auto fail = [&](std::string_view keyword, auto&& message) {
     ok = false;
-    if (committed)
-      Violation(n, keyword, item_offset_, frames_.size(), message);
+    if (committed) Violation(n, keyword, item_offset_, frames_.size(), message);
   };
   if (!n.any_of.empty()) {
     bool any = false;
@@ -965,11 +1012,12 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
   bool ok = true;
   auto fail = [&](std::string_view keyword, auto&& message) {
     ok = false;
-    if (committed)
-      Violation(n, keyword, item_offset_, frames_.size(), message);
+    if (committed) Violation(n, keyword, item_offset_, frames_.size(), message);
   };
   if (n.has & Node::kType) {
-    const uint8_t t = v.type | (v.type == kTypeNumber && v.integral ? kTypeInteger : 0);
+    // Draft 4 counts 1.0 as a number only (it was written as a float).
+    const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
+    const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
     if (!(n.types & t))
       fail("type", [&] { return Shown(v) + " is not of type " + TypeNames(n.types); });
     if (!ok && !committed) return false;
@@ -1012,9 +1060,8 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
                Doubled(n.exclusive_maximum);
       });
     if ((n.has & Node::kMultipleOf) && !MultipleOf(v, n))
-      fail("multipleOf", [&] {
-        return NumberText(v) + " is not a multiple of " + Doubled(n.multiple_of);
-      });
+      fail("multipleOf",
+           [&] { return NumberText(v) + " is not a multiple of " + Doubled(n.multiple_of); });
   } else if (v.type == kTypeString) {
     if (n.min_length != 0 || n.max_length != kNoLimit) {
       const uint64_t len = CodePoints(v.s);
@@ -1033,8 +1080,20 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
       fail("pattern", [&] {
         return Quote(v.s) + " does not match the pattern " + Quote(set_.regex_sources[n.pattern]);
       });
-    if ((n.has & Node::kFormat) && format_assertion_ && !CheckFormat(n.format, v.s))
-      fail("format", [&] { return Quote(v.s) + " is not a valid format"; });
+    if ((n.has & Node::kFormat) && (format_assertion_ || n.format_asserted) &&
+        !CheckFormat(n.format, v.s))
+      fail("format", [&] { return Quote(v.s) + " is not a valid " + n.format_name; });
+    if (n.has & Node::kContent) {
+      std::string decoded;
+      std::string_view content = v.s;
+      if (n.content_base64) {
+        if (!DecodeBase64(v.s, &decoded))
+          fail("contentEncoding", [&] { return Quote(v.s) + " is not base64"; });
+        content = decoded;
+      }
+      if (ok && n.content_json && !IsJson(content))
+        fail("contentMediaType", [&] { return Quote(content) + " is not JSON"; });
+    }
   }
   return ok;
 }

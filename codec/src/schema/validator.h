@@ -72,6 +72,7 @@ class Validator {
     bool b = false;
     enum NumKind : uint8_t { kUint, kInt, kDouble } num = kUint;
     bool integral = false;
+    bool is_float = false;  // read as a floating-point number (draft 4: never an integer)
     uint64_t u = 0;
     int64_t i = 0;
     double d = 0;
@@ -99,9 +100,9 @@ class Validator {
     bool tracks;     // records which children it evaluated (an unevaluated* keyword needs it)
   };
   struct Extra {
-    std::vector<uint64_t> claims;                            // children evaluated (bits)
-    std::vector<std::pair<uint64_t, std::string>> uneval;    // failed unevaluated* children
-    std::vector<uint32_t> seen_more;                         // watched names past the 64th
+    std::vector<uint64_t> claims;                          // children evaluated (bits)
+    std::vector<std::pair<uint64_t, std::string>> uneval;  // failed unevaluated* children
+    std::vector<uint32_t> seen_more;                       // watched names past the 64th
     bool claims_all = false;
   };
   struct Slot {

@@ -21,7 +21,12 @@ struct JsonSchemaLoadOptions {
   // The draft of a document without $schema: 4, 6, 7, 2019 or 2020.
   int default_draft = 2020;
   // Documents $refs may reach by URI (the test suite's remotes) but requests cannot name.
-  std::vector<std::pair<std::string, std::string>> remotes;  // (URI, JSON text)
+  struct Remote {
+    std::string uri;
+    std::string text;
+    int default_draft = 2020;  // for a remote without $schema
+  };
+  std::vector<Remote> remotes;
 };
 // A set of JSON Schema documents compiled together (their $refs resolve among them and the
 // built-in metaschemas; nothing is ever fetched). Compiled once, at load; requests only
@@ -36,7 +41,6 @@ class JsonSchemaSet {
                        // "file://" + the absolute path of `file`
   };
   using LoadOptions = JsonSchemaLoadOptions;
-
 
   ~JsonSchemaSet();
 

@@ -50,7 +50,8 @@ inline constexpr std::array<OptionInfo, 10> kOptionTable = {{
      "CBOR output in RFC 8949 section 4.2.1 deterministic form; validate: CBOR input must be",
      &MappingOptions::deterministic, true},
     {"pretty", "JSON output indented by two spaces", &MappingOptions::pretty, true},
-    {"format_assertion", "JSON Schema: assert `format`", &MappingOptions::format_assertion, false},
+    {"format_assertion", "JSON Schema: assert `format` (default: an annotation)",
+     &MappingOptions::format_assertion, true},
     {"timestamps_as_text", "timestamps into JSON as RFC 3339 text",
      &MappingOptions::timestamps_as_text, true},
 }};
