@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rosetta/codec/json_schema.h"
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/sequence.h"
 #include "rosetta/codec/transcode.h"
@@ -38,7 +39,7 @@ using rosetta::codec::Status;
 std::string Usage() {
   std::string u =
       "usage: rosetta transcode --from FMT --to FMT [LIMIT OPTIONS] [INPUT|-] [-o OUTPUT]\n"
-      "       rosetta validate --format FMT [LIMIT OPTIONS] [INPUT|-]\n"
+      "       rosetta validate --format FMT [--schema FILE] [LIMIT OPTIONS] [INPUT|-]\n"
       "       rosetta help\n"
       "FMT: json | cbor | msgpack | protobuf | fixed (protobuf and fixed add --descriptor-set "
       "FILE\n"
@@ -53,6 +54,12 @@ std::string Usage() {
       "                                    to back; read one at a time\n"
       "           --keep-going             --seq: a refused record is reported and skipped "
       "(exit 1)\n"
+      "JSON SCHEMA: --schema FILE          validate the payload against it in the same pass "
+      "(transcode:\n"
+      "                                    output only for a valid payload); drafts 4 to 2020-12\n"
+      "           --schema-dir DIR         more schemas its $refs may name (every *.json in DIR)\n"
+      "           --all-errors             every violation, one line each (max_violations, 16)\n"
+      "           --max-violations N       at most N violations with --all-errors\n"
       "-o OUTPUT: written as a temporary file beside it, renamed to OUTPUT when done (a refused "
       "input\n"
       "           leaves no file); without it the output streams to stdout\n";
@@ -95,10 +102,17 @@ void (*g_cleanup)() = nullptr;
   std::exit(2);
 }
 
-[[noreturn]] void Refused(const Status& s) {
+[[noreturn]] void Refused(const Status& s, const std::vector<Status>* all = nullptr) {
   if (g_cleanup) g_cleanup();
-  const std::string line = "rosetta: " + s.ToString(true) + "\n";
-  std::fputs(line.c_str(), stderr);
+  if (all != nullptr && !all->empty() && s.code == rosetta::codec::ErrorCode::kSchemaViolation) {
+    for (const Status& v : *all) {
+      const std::string line = "rosetta: " + v.ToString(true) + "\n";
+      std::fputs(line.c_str(), stderr);
+    }
+  } else {
+    const std::string line = "rosetta: " + s.ToString(true) + "\n";
+    std::fputs(line.c_str(), stderr);
+  }
   std::exit(1);
 }
 
@@ -418,6 +432,9 @@ int main(int argc, char** argv) {
   bool have_input = false, seq = false, keep_going = false;
   std::vector<std::string> descriptor_sets;
   std::string message_type;
+  std::string schema_file, schema_dir;
+  bool all_errors = false;
+  std::vector<Status> violations;
   for (int i = 2; i < argc; ++i) {
     std::string_view a = argv[i];
     auto value = [&]() -> const char* {
@@ -454,6 +471,14 @@ int main(int argc, char** argv) {
       descriptor_sets.emplace_back(value());
     } else if (a == "--message-type") {
       message_type = value();
+    } else if (a == "--schema") {
+      schema_file = value();
+    } else if (a == "--schema-dir") {
+      schema_dir = value();
+    } else if (a == "--all-errors") {
+      all_errors = true;
+    } else if (a == "--max-violations") {
+      request.max_violations = ParseNumber<uint32_t>(a, value());
     } else if (a == "-" || !a.starts_with("-")) {
       if (have_input) UsageError("more than one input");
       input_path = std::string(a);
@@ -482,6 +507,22 @@ int main(int argc, char** argv) {
     request.message_type = message_type;
   }
 
+  // JSON Schema: compiled once, before any input is read.
+  std::shared_ptr<const rosetta::codec::JsonSchemaSet> json_schemas;
+  if (!schema_dir.empty() && schema_file.empty()) UsageError("--schema-dir needs --schema FILE");
+  if (all_errors && schema_file.empty()) UsageError("--all-errors needs --schema FILE");
+  if (!schema_file.empty()) {
+    std::string error;
+    json_schemas = rosetta::codec::JsonSchemaSet::LoadFile(schema_file, schema_dir, &error);
+    if (!json_schemas) IoError(error);
+    std::string name = schema_file;
+    if (const size_t slash = name.rfind('/'); slash != std::string::npos) name.erase(0, slash + 1);
+    if (name.size() > 5 && name.ends_with(".json")) name.resize(name.size() - 5);
+    request.json_schema = json_schemas->Find(name);
+    if (request.json_schema == nullptr) IoError(schema_file + ": not loaded");
+    if (all_errors) request.violations = &violations;
+  }
+
   Progress progress;
   g_progress = &progress;
   g_cleanup = &Cleanup;
@@ -504,15 +545,18 @@ int main(int argc, char** argv) {
   if (!transcode) {
     Status s = rosetta::codec::Validate(request);
     progress.Clear();
-    if (!s.ok()) Refused(s);
+    if (!s.ok()) Refused(s, &violations);
     return 0;
   }
   // The output streams to its file as it is written, a chunk at a time.
   rosetta::codec::OutputBuffer buffer;
-  buffer.SetFlush(&Output::FlushTo, out.get());
+  // With a JSON Schema, stdout gets nothing before the payload is known to be valid (a
+  // file under -o is a temporary until then, so it may stream).
+  if (request.json_schema == nullptr || !output_path.empty())
+    buffer.SetFlush(&Output::FlushTo, out.get());
   Status s = rosetta::codec::Transcode(request, buffer);
   if (buffer.flush_failed()) out->WriteFailed();
-  if (!s.ok()) Refused(s);
+  if (!s.ok()) Refused(s, &violations);
   // What is left (all of it when a writer held it, or when it needed a schema).
   if (!buffer.Flush() || (buffer.size() > 0 && !out->Write(buffer.data(), buffer.size())))
     out->WriteFailed();

@@ -307,15 +307,28 @@ class Runner {
     return s;
   }
   // Reports the record that starts at input offset `at`; false when the sequence ends.
+  // With TranscodeRequest::violations (JSON Schema, every violation), each is reported.
   bool Refused(Status s, uint64_t at) {
-    s.offset += at;
-    std::string path = "/";
-    path += std::to_string(progress_->records);
-    path += s.path;
-    s.path = std::move(path);
+    auto locate = [&](Status& v) {
+      v.offset += at;
+      std::string path = "/";
+      path += std::to_string(progress_->records);
+      path += v.path;
+      v.path = std::move(path);
+    };
+    std::vector<Status>* all = r_.record.violations;
+    if (all != nullptr && !all->empty() && s.code == ErrorCode::kSchemaViolation) {
+      for (Status& v : *all) {
+        locate(v);
+        if (r_.on_error != nullptr) r_.on_error(r_.error_arg, v);
+      }
+    } else {
+      locate(s);
+      if (r_.on_error != nullptr) r_.on_error(r_.error_arg, s);
+    }
+    if (all != nullptr) all->clear();
     ++progress_->records;
     ++progress_->refused;
-    if (r_.on_error != nullptr) r_.on_error(r_.error_arg, s);
     if (!r_.keep_going) progress_->stopped = true;
     return r_.keep_going;
   }

@@ -421,7 +421,17 @@ bool Validator::OnKey(std::string_view key) {
       }
     }
     if (!claimed && n.additional_properties != kNone) {
-      slots_.push_back(Slot{e, n.additional_properties, kMust});
+      if (nodes_[n.additional_properties].kind == Node::kFalse) {
+        evals_[e].valid = false;  // the member's value needs no look
+        if (evals_[e].committed) {
+          Violation(n, "additionalProperties", offset, frames_.size(), [&] {
+            return "property " + Quote(key) + " is not allowed (additionalProperties is false)";
+          });
+          if (stopped_) return false;
+        }
+      } else {
+        slots_.push_back(Slot{e, n.additional_properties, kMust});
+      }
       claimed = true;
     }
     if (n.unevaluated_properties != kNone && !claimed)
