@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,6 +19,20 @@ namespace rosetta::codec::schema {
 
 inline constexpr uint32_t kNone = ~uint32_t{0};
 inline constexpr uint64_t kNoLimit = ~uint64_t{0};
+
+// The hash of a member name for Node::FindMember (FNV-1a, 8 bytes at a time).
+inline uint64_t MemberHash(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < s.size(); ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 0x100000001b3ull;
+  return h ^ (h >> 32);
+}
 
 // JSON Schema's instance types, as bits of Node::types.
 enum TypeBit : uint8_t {
@@ -110,6 +125,27 @@ struct Node {
   std::vector<uint32_t> required_w;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
   std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
+  // properties and watched names in one open-addressing table (MemberHash): a member name
+  // is looked up once per Eval, whatever the number of properties.
+  struct Member {
+    std::string_view name;  // into properties / watched
+    uint32_t property;      // its subschema, kNone when it has none
+    uint32_t watch;         // its index in watched, kNone when unwatched
+  };
+  std::vector<Member> members;
+  std::vector<uint32_t> member_table;  // index + 1 into members, 0: empty
+  const Member* FindMember(std::string_view key, uint64_t hash) const {
+    if (member_table.empty()) return nullptr;
+    const size_t mask = member_table.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint32_t m = member_table[i];
+      if (m == 0) return nullptr;
+      const Member& member = members[m - 1];
+      if (member.name.size() == key.size() &&
+          std::memcmp(member.name.data(), key.data(), key.size()) == 0)
+        return &member;
+    }
+  }
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;
@@ -159,10 +195,14 @@ class LoadedSchema final : public JsonSchema {
   const std::string& name() const override { return name_; }
   const Compiled& set() const { return *set_; }
   uint32_t root() const { return root_; }
+  void set_root(uint32_t root) { root_ = root; }
+  uint32_t document() const { return document_; }
+  void set_document(uint32_t d) { document_ = d; }
 
  private:
   const Compiled* set_;
   uint32_t root_;
+  uint32_t document_ = 0;  // keyword locations in other documents name theirs
   std::string name_;
 };
 

@@ -129,6 +129,8 @@ class Compiler {
     }
     if (!CheckCycles(error)) return false;
     MarkTracking();
+    if (!out_->uses_dynamic_scope) ForwardRefs();
+    for (Node& n : out_->nodes) BuildMembers(&n);
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
                      n.properties.size() * 48 + n.required.size() * 32;
@@ -754,6 +756,33 @@ class Compiler {
     for (const auto& d : n->dependent_schemas) n->dependent_schemas_w.push_back(index(d.name));
   }
 
+  // Node::members and its table, once the node is in place (the names are views of its
+  // own strings).
+  static void BuildMembers(Node* n) {
+    n->members.clear();
+    n->member_table.clear();
+    for (const Property& p : n->properties) n->members.push_back({p.name, p.node, kNone});
+    for (uint32_t w = 0; w < n->watched.size(); ++w) {
+      bool found = false;
+      for (auto& m : n->members) {
+        if (m.name == n->watched[w]) {
+          m.watch = w;
+          found = true;
+        }
+      }
+      if (!found) n->members.push_back({n->watched[w], kNone, w});
+    }
+    if (n->members.empty()) return;
+    size_t size = 4;
+    while (size < n->members.size() * 2) size *= 2;
+    n->member_table.assign(size, 0);
+    for (uint32_t i = 0; i < n->members.size(); ++i) {
+      size_t at = MemberHash(n->members[i].name) & (size - 1);
+      while (n->member_table[at] != 0) at = (at + 1) & (size - 1);
+      n->member_table[at] = i + 1;
+    }
+  }
+
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,
                 uint32_t* index, std::string* error) {
     auto it = regex_memo_.find(pattern);
@@ -821,6 +850,42 @@ class Compiler {
       }
     }
     return true;
+  }
+
+  // A subschema that is only a $ref (`{"$ref": "#/$defs/x"}`, and any $ref in drafts 4 to
+  // 7) is its target: every reference to it is made a reference to the target, so no
+  // evaluation is spent on the hop. Not with dynamic references, where entering the
+  // $ref's own schema resource can matter.
+  bool PureRef(const Node& n) const {
+    return n.kind == Node::kSchema && n.ref != kNone && n.has == 0 && n.types == kAllTypes &&
+           n.pattern == kNone && n.min_length == 0 && n.max_length == kNoLimit &&
+           !n.has_object_work && !n.has_array_work && n.all_of.empty() && n.any_of.empty() &&
+           n.one_of.empty() && n.not_ == kNone && n.if_ == kNone && n.dynamic_ref == kNone &&
+           n.dependent_schemas.empty();
+  }
+  uint32_t Target(uint32_t node) const {
+    for (size_t hops = 0; hops < out_->nodes.size() && PureRef(out_->nodes[node]); ++hops)
+      node = out_->nodes[node].ref;
+    return node;
+  }
+  void ForwardRefs() {
+    auto fwd = [&](uint32_t& c) {
+      if (c != kNone) c = Target(c);
+    };
+    for (Node& n : out_->nodes) {
+      for (uint32_t& c : n.prefix_items) fwd(c);
+      for (uint32_t* c :
+           {&n.items, &n.contains, &n.unevaluated_items, &n.additional_properties,
+            &n.property_names, &n.unevaluated_properties, &n.not_, &n.if_, &n.then_, &n.else_})
+        fwd(*c);
+      for (Property& p : n.properties) fwd(p.node);
+      for (PatternProperty& p : n.pattern_properties) fwd(p.node);
+      for (DependentSchema& d : n.dependent_schemas) fwd(d.node);
+      for (auto* list : {&n.all_of, &n.any_of, &n.one_of})
+        for (uint32_t& c : *list) fwd(c);
+      if (n.ref != kNone && !PureRef(n)) fwd(n.ref);
+    }
+    for (auto& s : out_->schemas) s->set_root(Target(s->root()));
   }
 
   // tracks_evaluated: the node or one it reaches in place has unevaluated*.
@@ -938,7 +1003,8 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> d
     uint32_t root;
     if (!compiler.CompileRoot(d, &root, error)) return nullptr;
     const std::string& name = compiler.doc(d).name;
-    const LoadedSchema* s = compiled->NewSchema(root, name);
+    LoadedSchema* s = compiled->NewSchema(root, name);
+    s->set_document(compiled->nodes[root].document);
     compiled->by_name[name] = s;
     const std::string id = compiler.RootId(d);
     if (!id.empty() && !id.starts_with("file://")) compiled->by_name.emplace(id, s);

@@ -49,7 +49,7 @@ bool ReadInto(Context& ctx, Validator& v, const TranscodeRequest& request, Outpu
 }  // namespace
 
 bool LoadedSchema::Run(Context& ctx, const TranscodeRequest& request, OutputBuffer* out) const {
-  Validator v(ctx, *set_, root_, request.violations, request.max_violations);
+  Validator v(ctx, *set_, root_, document_, request.violations, request.max_violations);
   bool read;
   if (out == nullptr) {
     // The instance is what `--to json` would write: integer keys are member names.

@@ -147,12 +147,13 @@ std::string Doubled(double d) {
 
 }  // namespace
 
-Validator::Validator(Context& ctx, const Compiled& set, uint32_t root,
+Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t document,
                      std::vector<Status>* violations, uint32_t max_violations)
     : ctx_(ctx),
       set_(set),
       nodes_(set.nodes.data()),
       root_(root),
+      document_(document),
       violations_(violations),
       max_violations_(max_violations == 0 ? 1 : max_violations),
       format_assertion_(ctx.options.format_assertion),
@@ -400,17 +401,23 @@ bool Validator::OnKey(std::string_view key) {
   Scalar name;
   name.type = kTypeString;
   name.s = f.key;
+  uint64_t hash = 0;
+  bool hashed = false;
   for (uint32_t e = f.evals_begin; e < end; ++e) {
     Eval& ev = evals_[e];
     if (!ev.valid && !ev.committed) continue;  // settled: nothing can change it
     const Node& n = nodes_[ev.node];
     if (n.kind != Node::kSchema || !n.has_object_work) continue;
     bool claimed = false;
-    if (!n.properties.empty()) {
-      auto it = std::lower_bound(n.properties.begin(), n.properties.end(), key,
-                                 [](const Property& p, std::string_view k) { return p.name < k; });
-      if (it != n.properties.end() && it->name == key) {
-        slots_.push_back(Slot{e, it->node, kMust});
+    const Node::Member* member = nullptr;
+    if (!n.member_table.empty()) {
+      if (!hashed) {
+        hash = MemberHash(key);
+        hashed = true;
+      }
+      member = n.FindMember(key, hash);
+      if (member != nullptr && member->property != kNone) {
+        slots_.push_back(Slot{e, member->property, kMust});
         claimed = true;
       }
     }
@@ -437,10 +444,9 @@ bool Validator::OnKey(std::string_view key) {
     if (n.unevaluated_properties != kNone && !claimed)
       slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
     if (claimed && evals_[e].tracks) SetBit(ExtraOf(evals_[e]).claims, f.count);
-    if (!n.watched.empty()) {
-      auto it = std::lower_bound(n.watched.begin(), n.watched.end(), key);
-      if (it != n.watched.end() && *it == key) {
-        const size_t w = static_cast<size_t>(it - n.watched.begin());
+    if (member != nullptr && member->watch != kNone) {
+      {
+        const uint32_t w = member->watch;
         if (w < 64)
           evals_[e].seen |= uint64_t{1} << w;
         else
@@ -1146,8 +1152,7 @@ std::string Validator::PathOf(size_t frames) const {
 
 std::string Validator::KeywordLocation(const Node& n, std::string_view keyword) const {
   std::string loc;
-  const Node& root = nodes_[root_];
-  if (n.document != root.document) loc = set_.documents[n.document] + "#";
+  if (n.document != document_) loc = set_.documents[n.document] + "#";
   loc += n.location;
   if (!keyword.empty()) {
     loc.push_back('/');

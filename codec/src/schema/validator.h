@@ -28,8 +28,8 @@ namespace rosetta::codec::schema {
 // budget.
 class Validator {
  public:
-  Validator(Context& ctx, const Compiled& set, uint32_t root, std::vector<Status>* violations,
-            uint32_t max_violations);
+  Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t document,
+            std::vector<Status>* violations, uint32_t max_violations);
   ~Validator();
 
   void ItemStart(uint64_t offset) {
@@ -167,6 +167,7 @@ class Validator {
   const Compiled& set_;
   const Node* nodes_;
   uint32_t root_;
+  uint32_t document_;
   std::vector<Status>* violations_;
   uint32_t max_violations_;
   bool format_assertion_;
