@@ -9,6 +9,8 @@
 #                                                # ONLY=fixed (printed: docs/benchmarks.md "Fixed records")
 #   ONLY=cli scripts/benchmarks.sh               # whole-process CLI vs peers ("## Whole-process CLI"; its own
 #                                                # Release tree CLI_BUILD_DIR, default build-bench, no service)
+#   ONLY=schema scripts/benchmarks.sh            # JSON Schema validation vs ajv and valijson ("## JSON Schema";
+#                                                # CLI_BUILD_DIR's tree, node peers from npm into it; not in "all")
 #   REPS=5 DURATION=20 scripts/benchmarks.sh     # longer runs
 # Knobs: BUILD_DIR (build-benchmarks), SEED (42), REPS (3), DURATION (10), WARMUP (2),
 # CONNECTIONS (4), INFLIGHT (16), OPEN_INFLIGHT (64), RATE_FRACTIONS (0.7,0.35: open-loop rates as
@@ -26,7 +28,7 @@ ONLY=${ONLY:-all}
 export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd "$ROOT/.." && pwd)/shared/data}
 
 mkdir -p "$OUT"
-if [ "$ONLY" != cli ]; then  # the CLI benchmark builds its own tree, without the service
+if [ "$ONLY" != cli ] && [ "$ONLY" != schema ]; then  # these build their own tree, without the service
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
     -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=ON >/dev/null
   ninja -C "$BUILD" -j"${JOBS:-2}" rosettad rosetta-compare rosetta-load rosetta-echo rosetta-datasets >&2
@@ -156,6 +158,24 @@ if [ "$ONLY" = all ] || [ "$ONLY" = cli ]; then
   cat "$OUT/cli.md"
 fi
 
+if [ "$ONLY" = schema ]; then  # load/bench/schema_bench.py; SCHEMA_RUNS (5), SCHEMA_REPEAT (10)
+  SCHEMA_BUILD=${CLI_BUILD_DIR:-build-bench}
+  cmake -S . -B "$SCHEMA_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
+    -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=OFF >/dev/null
+  ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta rosetta-cli-peers >&2
+  VALIJSON=()  # a target once load/CMakeLists.txt adds bench/schema and libvalijson-dev is there
+  if ninja -C "$SCHEMA_BUILD" -t targets all | grep '^rosetta-schema-valijson:' >/dev/null; then
+    ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta-schema-valijson >&2
+    VALIJSON=(--valijson "$SCHEMA_BUILD/load/rosetta-schema-valijson")
+  fi
+  load/bench/schema/npm_peers.sh "$SCHEMA_BUILD/npm"
+  /usr/bin/python3 load/bench/schema_bench.py --rosetta "$SCHEMA_BUILD/codec/rosetta" \
+    --peers "$SCHEMA_BUILD/load/rosetta-cli-peers" "${VALIJSON[@]}" --modules "$SCHEMA_BUILD/npm/node_modules" \
+    --data "$SCHEMA_BUILD/schema" --runs "${SCHEMA_RUNS:-5}" --repeat "${SCHEMA_REPEAT:-10}" --seed "${SEED:-42}" \
+    >"$OUT/schema.md"
+  cat "$OUT/schema.md"
+fi
+
 [ "${NO_DOC:-0}" = 1 ] && exit 0
 # Replace (or append) only our two sections of docs/benchmarks.md.
 /usr/bin/python3 - "$OUT" "$ONLY" <<'PY'
@@ -174,6 +194,8 @@ if only in ("all", "datasets"):
     sections.append(("## Datasets", open(os.path.join(out, "datasets.md")).read()))
 if only in ("all", "cli"):
     sections.append(("## Whole-process CLI", open(os.path.join(out, "cli.md")).read()))
+if only == "schema":
+    sections.append(("## JSON Schema", open(os.path.join(out, "schema.md")).read()))
 for heading, body in sections:
     text = f"{heading}\n\n<!-- written by scripts/benchmarks.sh; edits here are overwritten -->\n\n{body.strip()}\n\n"
     m = re.search(rf"^{re.escape(heading)}[ \t]*\n", doc, flags=re.M)

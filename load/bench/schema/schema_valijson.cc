@@ -1,0 +1,245 @@
+// rosetta-schema-valijson: valijson (Debian libvalijson-dev 1.0, header-only; drafts 4 and 7)
+// on JSON Lines, for the JSON Schema benchmark (load/bench/schema_bench.py) and the differential
+// check (load/bench/schema/differential.py).
+//
+//   rosetta-schema-valijson once|warm|verdicts SCHEMA JSONL [--runs N] [--warmup-s S]
+//                           [--min-run-s S] [--all-errors]
+//
+// SCHEMA is a draft-7 schema (schemadata.py writes NAME.draft7.schema.json beside each data
+// set: valijson 1.0 knows no later draft). Each line is parsed by RapidJSON 1.1.0 (Document::
+// Parse, default flags, into a Document whose MemoryPoolAllocator starts on a reused 1 MiB user
+// buffer, cleared after each record: RapidJSON's documented way to parse without a malloc per
+// value) and validated through valijson's RapidJsonAdapter by one Validator (strong types; its
+// std::regex cache kept across records).
+//   once      reads the file, validates every line, prints {"records","invalid","compile_ms"} as
+//             JSON; exit 1 if a record is invalid (as `rosetta validate --seq --keep-going`)
+//   warm      the same over the lines held in memory: --warmup-s seconds (default 1) of passes,
+//             then --runs (default 10) timed runs of as many passes as take --min-run-s (default
+//             0.2) (a pass: parse + validate of every line, not the file read); prints the median
+//             time of one pass, the schema's median parse time over 5 parses and the process's
+//             peak RSS (VmHWM) as JSON
+//   verdicts  one line per record: true or false
+// --all-errors: valijson collects every error (a ValidationResults per record); by default it
+// stops at the first, as rosetta does without --all-errors.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <valijson/adapters/rapidjson_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void Usage(const char* message) {
+  std::fprintf(
+      stderr,
+      "rosetta-schema-valijson: %s\nusage: rosetta-schema-valijson once|warm|verdicts SCHEMA JSONL "
+      "[--runs N] [--warmup-s S] [--min-run-s S] [--all-errors]\n",
+      message);
+  std::exit(2);
+}
+
+std::string ReadFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "rosetta-schema-valijson: cannot read %s\n", path);
+    std::exit(2);
+  }
+  std::ostringstream out;
+  out << in.rdbuf();
+  return std::move(out).str();
+}
+
+std::vector<std::string_view> Lines(const std::string& text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!line.empty()) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+double Seconds(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+double Median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+long PeakRssKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
+  }
+  return -1;
+}
+
+// The schema document must outlive the Schema (valijson keeps no references to it, but the
+// parse time is measured with the document's own parse included, as a user would load it).
+void LoadSchema(const std::string& text, valijson::Schema& schema) {
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  if (doc.HasParseError()) {
+    std::fprintf(stderr, "rosetta-schema-valijson: schema: %s at byte %zu\n",
+                 rapidjson::GetParseError_En(doc.GetParseError()), doc.GetErrorOffset());
+    std::exit(2);
+  }
+  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
+  parser.populateSchema(valijson::adapters::RapidJsonAdapter(doc), schema);
+}
+
+class Checker {
+ public:
+  Checker(const valijson::Schema& schema, bool all_errors)
+      : schema_(schema), all_errors_(all_errors) {}
+
+  bool Valid(std::string_view line) {
+    bool valid;
+    {
+      rapidjson::Document doc(&pool_);
+      doc.Parse(line.data(), line.size());
+      if (doc.HasParseError()) {
+        std::fprintf(stderr, "rosetta-schema-valijson: record is not JSON: %s\n",
+                     rapidjson::GetParseError_En(doc.GetParseError()));
+        std::exit(2);
+      }
+      valijson::adapters::RapidJsonAdapter adapter(doc);
+      if (all_errors_) {
+        valijson::ValidationResults results;
+        valid = validator_.validate(schema_, adapter, &results);
+      } else {
+        valid = validator_.validate(schema_, adapter, nullptr);
+      }
+    }
+    pool_.Clear();  // keeps the user buffer: the next record parses into it again
+    return valid;
+  }
+
+ private:
+  const valijson::Schema& schema_;
+  bool all_errors_;
+  valijson::Validator validator_{valijson::Validator::kStrongTypes};
+  std::vector<char> buffer_ = std::vector<char>(1 << 20);
+  rapidjson::MemoryPoolAllocator<> pool_{buffer_.data(), buffer_.size()};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<const char*> positional;
+  int runs = 10;
+  double warmup_s = 1;
+  double min_run_s = 0.2;
+  bool all_errors = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--runs" && i + 1 < argc) {
+      runs = std::atoi(argv[++i]);
+    } else if (a == "--warmup-s" && i + 1 < argc) {
+      warmup_s = std::atof(argv[++i]);
+    } else if (a == "--min-run-s" && i + 1 < argc) {
+      min_run_s = std::atof(argv[++i]);
+    } else if (a == "--all-errors") {
+      all_errors = true;
+    } else if (a.substr(0, 2) == "--") {
+      Usage("unknown option");
+    } else {
+      positional.push_back(argv[i]);
+    }
+  }
+  if (positional.size() != 3 || runs < 1) Usage("wrong arguments");
+  std::string_view mode = positional[0];
+  if (mode != "once" && mode != "warm" && mode != "verdicts") Usage("unknown mode");
+
+  try {
+    const std::string schema_text = ReadFile(positional[1]);
+    valijson::Schema schema;
+    auto t0 = Clock::now();
+    LoadSchema(schema_text, schema);
+    const double first_compile_ms = Seconds(t0, Clock::now()) * 1e3;
+    const std::string text = ReadFile(positional[2]);
+    const std::vector<std::string_view> lines = Lines(text);
+    Checker checker(schema, all_errors);
+
+    if (mode == "verdicts") {
+      std::string out;
+      for (std::string_view line : lines) out += checker.Valid(line) ? "true\n" : "false\n";
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      return 0;
+    }
+    if (mode == "once") {
+      size_t invalid = 0;
+      for (std::string_view line : lines) invalid += !checker.Valid(line);
+      std::printf("{\"records\":%zu,\"invalid\":%zu,\"compile_ms\":%.3f}\n", lines.size(), invalid,
+                  first_compile_ms);
+      return invalid ? 1 : 0;
+    }
+
+    std::vector<double> compiles{first_compile_ms};
+    for (int i = 0; i < 4; ++i) {
+      valijson::Schema again;
+      t0 = Clock::now();
+      LoadSchema(schema_text, again);
+      compiles.push_back(Seconds(t0, Clock::now()) * 1e3);
+    }
+    auto pass = [&] {
+      size_t invalid = 0;
+      for (std::string_view line : lines) invalid += !checker.Valid(line);
+      return invalid;
+    };
+    size_t invalid = 0;
+    int warmup_passes = 0;
+    const auto warm_start = Clock::now();
+    const auto warm_end = warm_start + std::chrono::duration<double>(warmup_s);
+    do {
+      invalid = pass();
+      ++warmup_passes;
+    } while (Clock::now() < warm_end);
+    const double pass_s = Seconds(warm_start, Clock::now()) / warmup_passes;
+    const int passes_per_run = std::max(1, int(std::ceil(min_run_s / pass_s)));
+    std::vector<double> times;
+    for (int r = 0; r < runs; ++r) {
+      t0 = Clock::now();
+      for (int k = 0; k < passes_per_run; ++k) pass();
+      times.push_back(Seconds(t0, Clock::now()) / passes_per_run);
+    }
+    const double m = Median(times);
+    std::printf(
+        "{\"records\":%zu,\"invalid\":%zu,\"bytes\":%zu,\"compile_ms\":%.3f,"
+        "\"first_compile_ms\":%.3f,\"warmup_passes\":%d,\"passes_per_run\":%d,\"median_s\":%.6f,"
+        "\"mbps\":%.3f,\"records_per_s\":%.1f,\"peak_rss_kib\":%ld,\"runs_s\":[",
+        lines.size(), invalid, text.size(), Median(compiles), first_compile_ms, warmup_passes,
+        passes_per_run, m, text.size() / m / 1e6, lines.size() / m, PeakRssKib());
+    for (size_t i = 0; i < times.size(); ++i) std::printf("%s%.6f", i ? "," : "", times[i]);
+    std::printf("]}\n");
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rosetta-schema-valijson: %s\n", e.what());
+    return 2;
+  }
+}
