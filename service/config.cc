@@ -32,6 +32,10 @@ bool ParseUint(std::string_view s, T* out, bool allow_zero = false) {
   return true;
 }
 
+// Each listed violation is a Status of its own (message, path) held until the answer is
+// sent: a payload breaking its schema at every item cannot make one answer unbounded.
+constexpr uint32_t kMaxViolations = 10000;
+
 bool ValidListen(std::string_view s) {
   size_t colon = s.rfind(':');
   uint32_t port;
@@ -143,6 +147,16 @@ const std::vector<Option>& Options() {
              &ServiceConfig::drain_timeout_ms),
         Uint("request-metrics", "1: per-request metrics; 0: none (to measure their cost)",
              &ServiceConfig::request_metrics, true),
+        Path("schema-dir", "JSON Schemas (every *.json) requests may name; SIGHUP reloads them",
+             &ServiceConfig::schema_dir),
+        {"max-violations", "schema violations one validate answer lists at most (at most 10000)",
+         Option::kUint,
+         [](ServiceConfig& c, std::string_view v) {
+           uint32_t n;
+           if (!ParseUint(v, &n) || n > kMaxViolations) return false;
+           c.max_violations = n;
+           return true;
+         }},
         {"descriptor-set", "protobuf FileDescriptorSet file or directory (repeatable)",
          Option::kList,
          [](ServiceConfig& c, std::string_view v) {

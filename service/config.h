@@ -50,6 +50,10 @@ struct ServiceConfig {
   uint64_t max_inflight_bytes = uint64_t{256} << 20;
   uint32_t drain_timeout_ms = 10000;         // SIGTERM: in-flight requests get this long
   std::vector<std::string> descriptor_sets;  // protobuf FileDescriptorSet files or directories
+  // JSON Schemas requests may name: every *.json here, loaded at start (a broken one stops
+  // it) and again on SIGHUP, all or nothing (docs/schema.md). Empty: none.
+  std::string schema_dir;
+  uint32_t max_violations = 16;  // schema violations one validate answer lists at most
   uint32_t request_metrics = 1;  // 0: no per-request metrics (to measure what they cost)
 
   static codec::Limits DefaultLimits() { return codec::ServerDefaultLimits(); }

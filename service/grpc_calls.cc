@@ -233,12 +233,14 @@ void GrpcConnection::HandleValidate(Stream& s, std::string_view message, size_t 
     return;
   }
   r.output = r.input;
+  r.all_violations = true;  // ValidateResponse.violations: every one, up to max_violations
   server_.pipeline_.Run(
       Transport::kGrpc, scope, r,
       [&](const codec::Status& st, std::string_view) {
         rosetta::v1::ValidateResponse response;
         response.set_valid(st.ok());
         if (!st.ok()) ToError(st, response.mutable_error());
+        for (const codec::Status& v : Pipeline::Violations()) ToError(v, response.add_violations());
         SendMessage(s, Framed(response));
         Finish(s, grpc::Code::kOk);
       },

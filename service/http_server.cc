@@ -110,7 +110,9 @@ bool Unescape(std::string_view in, std::string* out) {
 }
 
 // The status of a refusal (DESIGN.md): 400 malformed input, 413 input_too_large, 503
-// overloaded, 422 any other refusal.
+// overloaded, 422 any other refusal. unknown_schema is 422 too, not 404: the endpoint
+// exists and the request names a schema this server has not loaded, as unknown_message_type
+// (docs/http.md).
 http::status StatusOf(codec::ErrorCode code) {
   using codec::ErrorCode;
   switch (code) {
@@ -470,11 +472,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
     r.payload = body_;
     r.padding = body_.capacity() - body_.size();
+    r.all_violations = r.op == Op::kValidate;  // the problem's "violations" (docs/http.md)
     const heap::Counts extra = std::exchange(read_allocations_, {});
     server_.pipeline_.Run(
         Transport::kHttp, *scope_, r,
         [&](const codec::Status& s, std::string_view output) {
-          if (!s.ok()) return Problem(s, false);
+          if (!s.ok()) return Problem(s, false, Pipeline::Violations());
           if (r.op == Op::kValidate) return Answer(http::status::no_content, {}, {}, false);
           Answer(http::status::ok, output_type->name, output, false);
         },
@@ -560,7 +563,11 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     ++answered_;
   }
 
-  void Problem(const codec::Status& s, bool close) {
+  // The error as problem+json; a validate's schema violations also as the extension member
+  // "violations" (RFC 9457 section 3.2): each {title, detail, offset, path}, in input order,
+  // the first one the problem itself.
+  void Problem(const codec::Status& s, bool close,
+               const std::vector<codec::Status>& violations = {}) {
     std::string body = "{\"type\":\"urn:rosetta:error:";
     body += codec::CodeName(s.code);
     body += "\",\"title\":";
@@ -570,6 +577,19 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     AppendJsonString(&body, s.message);
     body += ",\"offset\":" + std::to_string(s.offset) + ",\"path\":";
     AppendJsonString(&body, s.path);
+    if (!violations.empty()) {
+      body += ",\"violations\":[";
+      for (const codec::Status& v : violations) {
+        body += body.back() == '[' ? "{\"title\":" : ",{\"title\":";
+        AppendJsonString(&body, codec::CodeName(v.code));
+        body += ",\"detail\":";
+        AppendJsonString(&body, v.message);
+        body += ",\"offset\":" + std::to_string(v.offset) + ",\"path\":";
+        AppendJsonString(&body, v.path);
+        body += '}';
+      }
+      body += ']';
+    }
     body += "}\n";
     Answer(status, "application/problem+json", body, close,
            s.code == codec::ErrorCode::kOverloaded);

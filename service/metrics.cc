@@ -248,6 +248,16 @@ Metrics::Metrics()
                       .Register(*registry_);
   tls_reloads_[0] = &reloads.Add({{"outcome", "ok"}});
   tls_reloads_[1] = &reloads.Add({{"outcome", "error"}});
+  auto& schema_reloads = prometheus::BuildCounter()
+                             .Name("rosetta_schema_reloads_total")
+                             .Help("Loads of --schema-dir (start-up and SIGHUP), by outcome.")
+                             .Register(*registry_);
+  schema_reloads_[0] = &schema_reloads.Add({{"outcome", "ok"}});
+  schema_reloads_[1] = &schema_reloads.Add({{"outcome", "error"}});
+  schema_violations_ = &prometheus::BuildCounter()
+                            .Name("rosetta_schema_violations_total")
+                            .Help("Requests refused for a JSON Schema violation, by schema.")
+                            .Register(*registry_);
 }
 
 void Metrics::ExposeInflight(std::function<double()> read) {
@@ -330,6 +340,12 @@ void Metrics::Rejected(Transport transport, Rejection reason) {
 }
 
 void Metrics::TlsReloaded(bool ok) { tls_reloads_[ok ? 0 : 1]->Increment(); }
+
+void Metrics::SchemaReloaded(bool ok) { schema_reloads_[ok ? 0 : 1]->Increment(); }
+
+prometheus::Counter& Metrics::SchemaViolations(const std::string& schema) {
+  return schema_violations_->Add({{"schema", schema}});  // the existing one for a known name
+}
 
 void Metrics::ConnectionOpened(Transport transport) {
   active_slots_[static_cast<int>(transport)]->Increment();

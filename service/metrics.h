@@ -81,6 +81,11 @@ class Metrics {
   void ConnectionClosed(Transport transport);
   // A SIGHUP reload of the TLS certificate and key: rosetta_tls_reloads_total{outcome}.
   void TlsReloaded(bool ok);
+  // A load of --schema-dir, at start-up or on SIGHUP: rosetta_schema_reloads_total{outcome}.
+  void SchemaReloaded(bool ok);
+  // rosetta_schema_violations_total{schema}: made when a schema is loaded (so the label
+  // only ever holds names of the operator's files), the same counter on every reload.
+  prometheus::Counter& SchemaViolations(const std::string& schema);
   // Payload bytes admitted and not yet answered (rosetta_inflight_bytes), read at scrape.
   void ExposeInflight(std::function<double()> read);
 
@@ -117,6 +122,8 @@ class Metrics {
   std::array<prometheus::Gauge*, kTransports> active_slots_{};
   std::array<prometheus::Counter*, kTransports> total_slots_{};
   prometheus::Counter* tls_reloads_[2] = {};
+  prometheus::Counter* schema_reloads_[2] = {};
+  prometheus::Family<prometheus::Counter>* schema_violations_ = nullptr;
   std::shared_ptr<prometheus::Collectable> inflight_;
 };
 

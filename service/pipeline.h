@@ -1,8 +1,12 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "heap/heap_counter.h"
 #include "rosetta/codec/format.h"
@@ -11,6 +15,7 @@
 #include "rosetta/codec/schema.h"
 #include "rosetta/codec/status.h"
 #include "service/admission.h"
+#include "service/loaded_schemas.h"
 #include "service/metrics.h"
 
 namespace rosetta::service {
@@ -26,6 +31,9 @@ struct Request {
   std::string_view schema;        // a JSON Schema's name; empty: none
   codec::Limits limits;           // already lowered from the server's (Limits::LowerTo)
   codec::MappingOptions options;
+  // Validate: every schema violation (up to the server's max_violations) is collected in
+  // Pipeline::Violations(), not only the first (gRPC ValidateResponse.violations, HTTP).
+  bool all_violations = false;
 };
 
 // Per-request metrics on (default) or off (--request-metrics 0, to measure their cost).
@@ -72,14 +80,25 @@ class RequestScope {
 // thread's buffers trimmed, and the metrics filed (the refusal counted too).
 class Pipeline {
  public:
-  Pipeline(Metrics& metrics, uint64_t max_inflight_bytes)
-      : metrics_(metrics), admission_(max_inflight_bytes) {}
+  Pipeline(Metrics& metrics, uint64_t max_inflight_bytes, uint32_t max_violations = 16);
 
   // What every request claims before its payload is kept (--max-inflight-bytes).
   Admission& admission() { return admission_; }
 
   // The protobuf descriptors every request may name (loaded once at start-up; null: none).
   void SetDescriptors(const codec::Schema* schema) { descriptors_ = schema; }
+
+  // The JSON Schemas requests may name (--schema-dir; null: none), replaced whole: a
+  // request keeps the set it started with. The request path takes no lock: each thread
+  // keeps the set it last used and compares one atomic generation number per request,
+  // taking the new set (under schemas_mu_) once per thread after a swap. An old set is
+  // freed when no request uses it and every thread that used it has run another request.
+  void SetJsonSchemas(std::shared_ptr<const LoadedSchemas> schemas);
+
+  // The schema violations of the validate being answered on this thread when its Request
+  // asked for all_violations and the answer is schema_violation (else empty), in input
+  // order; valid inside `answer` only.
+  static const std::vector<codec::Status>& Violations();
 
   // Runs a transcode or validate on the calling thread, then `answer(status, output)`
   // translates the outcome into the front-end's reply: output is the transcode's (empty
@@ -109,12 +128,17 @@ class Pipeline {
 
  private:
   codec::Status Execute(const Request& r, std::string_view* output);
+  const LoadedSchemas* ThreadSchemas();
   void Finish(Transport t, const RequestScope& scope, const Request& r, codec::ErrorCode outcome,
               uint64_t bytes_out, heap::Counts extra);
 
   Metrics& metrics_;
   Admission admission_;
   const codec::Schema* descriptors_ = nullptr;
+  const uint32_t max_violations_;
+  std::mutex schemas_mu_;  // SetJsonSchemas, and a thread's first request after a swap
+  std::shared_ptr<const LoadedSchemas> schemas_;
+  std::atomic<uint64_t> schemas_generation_;  // unique in the process: no thread's stale match
 };
 
 }  // namespace rosetta::service

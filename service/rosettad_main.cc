@@ -41,19 +41,38 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rosettad: %s\n", error.c_str());
     return 2;
   }
+  if (server.schemas()) {
+    std::fprintf(stderr, "rosettad: JSON Schemas loaded from %s (%zu)\n",
+                 server.config().schema_dir.c_str(), server.schema_count());
+  }
   std::printf("%s\n", server.ListeningLine().c_str());
   std::fflush(stdout);
   int sig = 0;
-  // SIGHUP reloads the TLS certificate and key; SIGTERM and SIGINT drain and end.
+  // SIGHUP reloads the TLS certificate and key and the JSON Schemas of --schema-dir, each on
+  // its own (one failing keeps its old state and does not stop the other); SIGTERM and
+  // SIGINT drain and end.
   while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
-    if (!server.tls()) {
-      std::fprintf(stderr, "rosettad: SIGHUP: nothing to reload (TLS is off)\n");
-    } else if (server.ReloadTls(&error)) {
-      std::fprintf(stderr, "rosettad: SIGHUP: TLS reloaded\n");
-    } else {
-      std::fprintf(stderr,
-                   "rosettad: SIGHUP: TLS reload failed, keeping the previous certificate: %s\n",
-                   error.c_str());
+    if (!server.tls() && !server.schemas()) {
+      std::fprintf(stderr, "rosettad: SIGHUP: nothing to reload (no TLS, no --schema-dir)\n");
+    }
+    if (server.tls()) {
+      if (server.ReloadTls(&error)) {
+        std::fprintf(stderr, "rosettad: SIGHUP: TLS reloaded\n");
+      } else {
+        std::fprintf(stderr,
+                     "rosettad: SIGHUP: TLS reload failed, keeping the previous certificate: %s\n",
+                     error.c_str());
+      }
+    }
+    if (server.schemas()) {
+      if (server.ReloadSchemas(&error)) {
+        std::fprintf(stderr, "rosettad: SIGHUP: JSON Schemas reloaded from %s (%zu loaded)\n",
+                     server.config().schema_dir.c_str(), server.schema_count());
+      } else {
+        std::fprintf(stderr,
+                     "rosettad: SIGHUP: schema reload failed, keeping the previous schemas: %s\n",
+                     error.c_str());
+      }
     }
   }
   std::fprintf(stderr, "rosettad: %s: draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");

@@ -15,7 +15,8 @@ std::string WithPort(const std::string& listen, int port) {
 Server::Server(ServiceConfig config)
     : config_(std::move(config)),
       metrics_(std::make_unique<Metrics>()),
-      pipeline_(std::make_unique<Pipeline>(*metrics_, config_.EffectiveMaxInflight())) {
+      pipeline_(std::make_unique<Pipeline>(*metrics_, config_.EffectiveMaxInflight(),
+                                           config_.max_violations)) {
   metrics_->ExposeInflight(
       [p = pipeline_.get()] { return static_cast<double>(p->admission().inflight()); });
 }
@@ -41,6 +42,10 @@ bool Server::Start(std::string* error) {
     }
   }
   pipeline_->SetDescriptors(schema_.get());
+  if (!config_.schema_dir.empty() && !ReloadSchemas(error)) {
+    *error = "--schema-dir: " + *error;
+    return false;
+  }
   int metrics_port = metrics_->Expose(config_.metrics_listen);
   if (metrics_port < 0) {
     *error = "cannot listen on --metrics-listen " + config_.metrics_listen;
@@ -110,6 +115,20 @@ bool Server::ReloadTls(std::string* error) {
   const bool ok = tls_->Reload(error);
   metrics_->TlsReloaded(ok);
   return ok;
+}
+
+bool Server::ReloadSchemas(std::string* error) {
+  if (config_.schema_dir.empty()) {
+    *error = "no --schema-dir";
+    return false;
+  }
+  std::shared_ptr<const LoadedSchemas> loaded =
+      LoadedSchemas::Load(config_.schema_dir, *metrics_, error);
+  metrics_->SchemaReloaded(loaded != nullptr);
+  if (!loaded) return false;
+  schema_count_ = loaded->size();
+  pipeline_->SetJsonSchemas(std::move(loaded));
+  return true;
 }
 
 std::string Server::ListeningLine() const {

@@ -34,6 +34,12 @@ class Server {
   // rosetta_tls_reloads_total{outcome}.
   bool ReloadTls(std::string* error);
   bool tls() const { return tls_ != nullptr; }
+  // SIGHUP: every *.json of --schema-dir again, all or nothing: the new set serves the
+  // requests that start from then on; false with *error (the loader's line) if any schema
+  // does not load, and the old set stays. Counted in rosetta_schema_reloads_total{outcome}.
+  bool ReloadSchemas(std::string* error);
+  bool schemas() const { return !config_.schema_dir.empty(); }
+  size_t schema_count() const { return schema_count_; }
 
   const std::string& grpc_address() const { return grpc_address_; }
   const std::string& tcp_address() const { return tcp_address_; }
@@ -54,6 +60,7 @@ class Server {
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<HttpServer> health_;  // --health-listen: plaintext probes
   std::string grpc_address_, tcp_address_, http_address_, metrics_address_, health_address_;
+  size_t schema_count_ = 0;  // in the set last loaded
   bool drained_ = false;
 };
 

@@ -535,8 +535,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
     r.input = static_cast<codec::Format>(frame.input_format);
     r.output = static_cast<codec::Format>(frame.output_format);
     // The type field names the payload's schema: the protobuf message type when either
-    // side is protobuf, else a JSON Schema.
-    // (protobuf and fixed read and write through descriptors).
+    // side is protobuf or fixed (read and written through descriptors), else a JSON Schema.
+    // A schema violation is answered like any error, the first one only: the answer's data
+    // is one line (docs/tcp-protocol.md).
     auto descriptors = [](uint8_t f) {
       const codec::FormatInfo* info = codec::FindFormat(f);
       return info != nullptr && info->needs_schema;

@@ -51,6 +51,8 @@ TEST(ServiceConfigTest, DefaultsMatchTheContract) {
   EXPECT_EQ(r.config.http_listen, "127.0.0.1:8080");  // DESIGN.md "Second wave", HTTP front-end
   EXPECT_EQ(r.config.limits.max_depth, 128u);         // DESIGN.md "Limits"
   EXPECT_EQ(r.config.limits, ServiceConfig::DefaultLimits());
+  EXPECT_EQ(r.config.schema_dir, "");  // no JSON Schemas unless asked
+  EXPECT_EQ(r.config.max_violations, 16u);
 }
 
 // Each layer overrides the ones below it, setting by setting.
@@ -112,6 +114,8 @@ TEST(ServiceConfigTest, BadValueNamesTheSetting) {
       {{}, {}, R"({"drain_timeout_ms": -5})", "drain_timeout_ms"},
       {{}, {}, R"({"no_such_setting": 1})", "no_such_setting"},
       {{}, {}, R"([1, 2])", "--config"},
+      {{"--max-violations=0"}, {}, "", "--max-violations"},
+      {{"--max-violations=10001"}, {}, "", "--max-violations"},  // over its cap
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = c.args;
@@ -218,6 +222,9 @@ TEST(ServiceConfigTest, EverySettingIsListedAndSettableFromEachLayer) {
        [](const ServiceConfig& c) {
          return c.descriptor_sets == std::vector<std::string>{"/tmp/a.pb"};
        }},
+      {"schema-dir", "/etc/rosetta-schemas",
+       [](const ServiceConfig& c) { return c.schema_dir == "/etc/rosetta-schemas"; }},
+      {"max-violations", "100", [](const ServiceConfig& c) { return c.max_violations == 100; }},
   };
   const std::string help = ConfigHelp();
   for (const Setting& s : settings) {
