@@ -41,6 +41,9 @@ class CborReader {
 
  private:
   using u8 = uint8_t;
+  // The sink is told where each item starts (sink.h, ItemStart): the offset in the input
+  // of its initial byte; a tag's content is told its own start after the tag's.
+  static constexpr bool kItemStarts = requires(S & s) { s.ItemStart(uint64_t{0}); };
   [[gnu::cold]] bool Fail(ErrorCode code, uint64_t offset, std::string message) {
     return st_.FailAt(code, offset, std::move(message));
   }
@@ -258,6 +261,7 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
           if constexpr (kDeterministic) {
             if (!ShortestHead(ai, arg, start)) return false;
           }
+          if constexpr (kItemStarts) sink_.ItemStart(start);
           if (!(major == 0 ? sink_.Uint(arg) : sink_.NegInt(arg))) return SinkFailed(item);
           kind = major == 0 ? KeyKind::kUint : KeyKind::kNegInt;
           num = arg;
@@ -265,6 +269,7 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
         case 2:
         case 3: {
           if (!ReadString(major, ai, start, &key)) return false;
+          if constexpr (kItemStarts) sink_.ItemStart(start);
           if (!(major == 3 ? sink_.Text(key) : sink_.Bytes(key))) return SinkFailed(item);
           kind = major == 3 ? KeyKind::kText : KeyKind::kBytes;
           break;
@@ -311,6 +316,7 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
             if (!keys_.Push(Keys{})) return SinkFailed(item);
           }
           uint64_t count = ai == 31 ? kUnknownLength : arg;
+          if constexpr (kItemStarts) sink_.ItemStart(start);
           if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) {
             st_.Close();  // the error's path is the container's own
             return SinkFailed(item);
@@ -323,6 +329,7 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
           if constexpr (kDeterministic) {
             if (!ShortestHead(ai, arg, start)) return false;
           }
+          if constexpr (kItemStarts) sink_.ItemStart(start);
           if (!sink_.Tag(arg)) return SinkFailed(item);
           tagged = true;
           key_tags = key_tags == 0 ? 1 : 2;
@@ -333,12 +340,16 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
           kind = KeyKind::kSimple;
           num = ai;
           if (ai < 20) {
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Simple(ai);
           } else if (ai == 20 || ai == 21) {
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Bool(ai == 21);
           } else if (ai == 22) {
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Null();
           } else if (ai == 23) {
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Undefined();
           } else if (ai == 24) {
             if (pos_ >= end_) return Truncated(start, 1);
@@ -348,6 +359,7 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
             if (v < 24)
               return Fail(ErrorCode::kSyntax, start,
                           "simple value " + std::to_string(v) + " in two bytes");
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Simple(v);
             num = v;
           } else if (ai <= 27) {
@@ -363,6 +375,7 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
             if constexpr (kDeterministic) {
               if (!ShortestFloat(ai, d, start)) return false;
             }
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Double(d);
             kind = KeyKind::kFloat;
             num = ReaderState::FloatKey(d);

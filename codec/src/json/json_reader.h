@@ -121,6 +121,9 @@ class JsonReader {
     sink.VerbatimText(v);
     sink.VerbatimInteger(v, uint64_t{0}, false);
   };
+  // The sink is told where each item starts (sink.h, ItemStart): the offset in the input
+  // of its token's first byte (a string's opening quote, a container's '[' or '{').
+  static constexpr bool kItemStarts = requires(S & sink) { sink.ItemStart(uint64_t{0}); };
   bool Text(std::string_view s, bool verbatim) {
     if constexpr (kVerbatim) {
       if (verbatim) return sink_.VerbatimText(s);
@@ -222,6 +225,7 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
   const size_t nd = static_cast<size_t>(q - digits);
   if (nd - 1 < 19 && (nd == 1 || *digits != '0')) [[likely]] {
     if (q == e) {
+      if constexpr (kItemStarts) sink_.ItemStart(at);
       if constexpr (kVerbatim) {
         if (!negative) return sink_.VerbatimInteger({p, nd}, v, false) || FailAt(at);
         if (v != 0) return sink_.VerbatimInteger({p, nd + 1}, v - 1, true) || FailAt(at);
@@ -242,6 +246,7 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
       if (!simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::parse_double(
                reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(e))
                .get(d)) [[likely]] {
+        if constexpr (kItemStarts) sink_.ItemStart(at);
         return sink_.Double(d) || FailAt(at);
       }
     }
@@ -253,6 +258,7 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
     return FailAt(at);
   if (scan != NumberScan::kOk || len != static_cast<size_t>(e - p)) [[unlikely]]
     return Malformed(at, "invalid number");
+  if constexpr (kItemStarts) return EmitJsonNumberAt(sink_, num, at) || FailAt(at);
   return EmitJsonNumber(sink_, num) || FailAt(at);
 }
 
@@ -315,6 +321,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
           ctx_.located = false;
           return FailAt(at);
         }
+        if constexpr (kItemStarts) sink_.ItemStart(at);
         if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength)))
             [[unlikely]] {
           st_.Close();  // the error's path is the container's own
@@ -336,6 +343,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         bool verbatim = false;
         if (!String(v, next_token(i), &s, &verbatim)) [[unlikely]]
           return false;
+        if constexpr (kItemStarts) sink_.ItemStart(at);
         if (!Text(s, verbatim)) [[unlikely]]
           return FailAt(at);
         ++i;
@@ -344,6 +352,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       case 't':
         if (!Literal(v, extent_end(i), "true", 4)) [[unlikely]]
           return Malformed(at, "invalid literal");
+        if constexpr (kItemStarts) sink_.ItemStart(at);
         if (!sink_.Bool(true)) [[unlikely]]
           return FailAt(at);
         ++i;
@@ -351,6 +360,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       case 'f':
         if (!Literal(v, extent_end(i), "false", 5)) [[unlikely]]
           return Malformed(at, "invalid literal");
+        if constexpr (kItemStarts) sink_.ItemStart(at);
         if (!sink_.Bool(false)) [[unlikely]]
           return FailAt(at);
         ++i;
@@ -358,6 +368,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       case 'n':
         if (!Literal(v, extent_end(i), "null", 4)) [[unlikely]]
           return Malformed(at, "invalid literal");
+        if constexpr (kItemStarts) sink_.ItemStart(at);
         if (!sink_.Null()) [[unlikely]]
           return FailAt(at);
         ++i;
@@ -406,6 +417,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         return false;
       ++i;
       Frame& f = st_.top();
+      if constexpr (kItemStarts) sink_.ItemStart(key_at);
       if (!Text(key, verbatim)) [[unlikely]] {
         ++f.index;  // the path names the member the sink refused
         st_.SetKey(KeyKind::kText, key, 0);

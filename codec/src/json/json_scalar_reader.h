@@ -13,6 +13,17 @@
 
 namespace rosetta::codec {
 
+// The events of a scanned number (EmitJsonNumber) for a sink with ItemStart: the number
+// starts at `at`, and so does each item a bignum is (its tag, then the tagged byte string).
+template <class S>
+bool EmitJsonNumberAt(S& sink, const JsonNumber& n, uint64_t at) {
+  sink.ItemStart(at);
+  if (n.kind != JsonNumber::kBignum) return EmitJsonNumber(sink, n);
+  if (!sink.Tag(n.negative ? kTagNegativeBignum : kTagPositiveBignum)) return false;
+  sink.ItemStart(at);
+  return sink.Bytes(n.bignum);
+}
+
 // A strict RFC 8259 reader that walks the input byte by byte. It reads documents whose
 // root is a scalar, and it is the cold path that finds the exact offset, path and code of
 // an error the SIMD reader (JsonReader) reports only as "somewhere".
@@ -24,6 +35,9 @@ class JsonScalarReader {
   bool Read(std::string_view input);
 
  private:
+  // The sink is told where each item starts (sink.h, ItemStart): the offset in `input`
+  // of its token's first byte.
+  static constexpr bool kItemStarts = requires(S & s) { s.ItemStart(uint64_t{0}); };
   [[gnu::cold]] bool Fail(ErrorCode code, uint64_t offset, std::string message) {
     return st_.FailAt(code, offset, std::move(message));
   }
@@ -227,7 +241,12 @@ bool JsonScalarReader<S>::ReadNumber() {
       return Unexpected(start + len, "a digit");
   }
   p_ += len;
-  const bool ok = EmitJsonNumber(sink_, n);
+  bool ok;
+  if constexpr (kItemStarts) {
+    ok = EmitJsonNumberAt(sink_, n, start - begin_);
+  } else {
+    ok = EmitJsonNumber(sink_, n);
+  }
   if (!ok) st_.Locate(start - begin_);
   return ok;
 }
@@ -242,6 +261,7 @@ bool JsonScalarReader<S>::Literal(const char* word, size_t n) {
       return Fail(ErrorCode::kSyntax, p_ + i - begin_,
                   std::string("invalid literal, expected '") + word + "'");
   }
+  if constexpr (kItemStarts) sink_.ItemStart(p_ - begin_);  // its event follows
   p_ += n;
   return true;
 }
@@ -262,6 +282,7 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
       case '[': {
         const bool is_map = *p_ == '{';
         if (!st_.Open(is_map, kUnknownLength, start - begin_)) return false;
+        if constexpr (kItemStarts) sink_.ItemStart(start - begin_);
         if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength))) {
           st_.Close();  // the error's path is the container's own
           st_.Locate(start - begin_);
@@ -281,6 +302,7 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
       case '"': {
         std::string_view s;
         if (!ReadString(&s, false)) return false;
+        if constexpr (kItemStarts) sink_.ItemStart(start - begin_);
         ok = sink_.Text(s);
         break;
       }
@@ -346,6 +368,7 @@ bool JsonScalarReader<S>::Read(std::string_view input) {
       const char* key_start = p_;
       std::string_view key;
       if (!ReadString(&key, true)) return false;
+      if constexpr (kItemStarts) sink_.ItemStart(key_start - begin_);
       if (!sink_.Text(key)) {
         ++st_.top().index;  // the path names the member the sink refused, as JsonReader's does
         st_.SetKey(KeyKind::kText, key, 0);

@@ -37,6 +37,10 @@ class MsgpackReader {
 
  private:
   using u8 = uint8_t;
+  // The sink is told where each item starts (sink.h, ItemStart): the offset in the input
+  // of its initial byte. Every item an ext becomes (a tag and its content; a timestamp's
+  // map, keys and values) starts at the ext's initial byte.
+  static constexpr bool kItemStarts = requires(S & s) { s.ItemStart(uint64_t{0}); };
   [[gnu::cold]] bool Fail(ErrorCode code, uint64_t offset, std::string message) {
     return st_.FailAt(code, offset, std::move(message));
   }
@@ -75,8 +79,15 @@ class MsgpackReader {
 
 template <Sink S>
 bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
+  // Before each item's event: tells the sink it starts at the ext (a no-op, true, without
+  // ItemStart).
+  auto at = [this, start] {
+    if constexpr (kItemStarts) sink_.ItemStart(start);
+    return true;
+  };
   if (type != -1) {
-    return (sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && sink_.Bytes(data)) ||
+    return (at() && sink_.Tag(kTagMsgpackExtBase + static_cast<uint8_t>(type)) && at() &&
+            sink_.Bytes(data)) ||
            SinkFailed(start);
   }
   Timestamp ts{0, 0};
@@ -90,10 +101,11 @@ bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
   };
   bool ok;
   if (nanos == 0) {
-    ok = sink_.Tag(kTagEpochTime) && integer(seconds);
+    ok = at() && sink_.Tag(kTagEpochTime) && at() && integer(seconds);
   } else {
-    ok = sink_.Tag(kTagExtendedTime) && sink_.BeginMap(2) && sink_.Uint(1) && integer(seconds) &&
-         sink_.NegInt(8) && sink_.Uint(nanos) && sink_.EndMap();
+    ok = at() && sink_.Tag(kTagExtendedTime) && at() && sink_.BeginMap(2) && at() &&
+         sink_.Uint(1) && at() && integer(seconds) && at() && sink_.NegInt(8) && at() &&
+         sink_.Uint(nanos) && sink_.EndMap();
   }
   return ok || SinkFailed(start);
 }
@@ -122,11 +134,13 @@ bool MsgpackReader<S>::Read(std::string_view input) {
       uint64_t container = 0;  // 1 + count for arrays, 1 + pairs for maps
       bool is_map = false;
       if (b <= 0x7f) {
+        if constexpr (kItemStarts) sink_.ItemStart(start);
         ok = sink_.Uint(b);
         kind = KeyKind::kUint;
         num = b;
       } else if (b >= 0xe0) {
         num = ~static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(b)));
+        if constexpr (kItemStarts) sink_.ItemStart(start);
         ok = sink_.NegInt(num);
         kind = KeyKind::kNegInt;
       } else if (b <= 0x8f) {
@@ -139,17 +153,20 @@ bool MsgpackReader<S>::Read(std::string_view input) {
         if (b > 0xbf && !Fixed(size_t{1} << (b - 0xd9), start, &len)) return false;
         if (!Payload(len, start, &key)) return false;
         if (!ValidUtf8(key)) return Fail(ErrorCode::kInvalidUtf8, start, "str is not valid UTF-8");
+        if constexpr (kItemStarts) sink_.ItemStart(start);
         ok = sink_.Text(key);
         kind = KeyKind::kText;
       } else {
         switch (b) {
           case 0xc0:
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Null();
             kind = KeyKind::kSimple;
             num = 22;
             break;
           case 0xc2:
           case 0xc3:
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Bool(b == 0xc3);
             kind = KeyKind::kSimple;
             num = b == 0xc3 ? 21 : 20;
@@ -159,6 +176,7 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           case 0xc6:
             if (!Fixed(size_t{1} << (b - 0xc4), start, &v) || !Payload(v, start, &key))
               return false;
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Bytes(key);
             kind = KeyKind::kBytes;
             break;
@@ -196,12 +214,14 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           }
           case 0xca:
             if (!Fixed(4, start, &v)) return false;
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Double(std::bit_cast<float>(static_cast<uint32_t>(v)));
             kind = KeyKind::kFloat;
             num = ReaderState::FloatKey(std::bit_cast<float>(static_cast<uint32_t>(v)));
             break;
           case 0xcb:
             if (!Fixed(8, start, &v)) return false;
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Double(std::bit_cast<double>(v));
             kind = KeyKind::kFloat;
             num = ReaderState::FloatKey(std::bit_cast<double>(v));
@@ -211,6 +231,7 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           case 0xce:
           case 0xcf:
             if (!Fixed(size_t{1} << (b - 0xcc), start, &v)) return false;
+            if constexpr (kItemStarts) sink_.ItemStart(start);
             ok = sink_.Uint(v);
             kind = KeyKind::kUint;
             num = v;
@@ -224,11 +245,13 @@ bool MsgpackReader<S>::Read(std::string_view input) {
             int shift = static_cast<int>(64 - 8 * n);
             int64_t s = static_cast<int64_t>(v << shift) >> shift;  // sign-extend
             if (s >= 0) {
+              if constexpr (kItemStarts) sink_.ItemStart(start);
               ok = sink_.Uint(static_cast<uint64_t>(s));
               kind = KeyKind::kUint;
               num = static_cast<uint64_t>(s);
             } else {
               num = ~static_cast<uint64_t>(s);
+              if constexpr (kItemStarts) sink_.ItemStart(start);
               ok = sink_.NegInt(num);
               kind = KeyKind::kNegInt;
             }
@@ -259,6 +282,7 @@ bool MsgpackReader<S>::Read(std::string_view input) {
                       msgpack_detail::TooManyItems(n, limits.max_items));
         }
         if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
+        if constexpr (kItemStarts) sink_.ItemStart(start);
         if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
           st_.Close();  // the error's path is the container's own
           return SinkFailed(start);

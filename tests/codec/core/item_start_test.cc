@@ -1,0 +1,289 @@
+// The optional sink capability ItemStart(offset) (sink.h): every reader tells a sink that
+// has it where each data item starts, immediately before the event that begins the item.
+// A recording sink logs each event with the offset it was told; the expected offsets are
+// written by hand (counted from the documents below, never copied from a reader's output).
+//
+// The log: "OFFSET:EVENT" for an event that begins an item, "]" / "}" for the ends (which
+// are told nothing). "?:EVENT" would be an item event with no ItemStart before it, "!twice"
+// two ItemStarts with no event between them, "!dangling" one left over at the end.
+#include <charconv>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+#include "cbor/cbor_reader.h"
+#include "codec_test_support.h"
+#include "core/context.h"
+#include "json/json_reader.h"
+#include "json/json_scalar_reader.h"
+#include "msgpack/msgpack_reader.h"
+
+namespace rosetta::codec::testing {
+namespace {
+
+class Recorder {
+ public:
+  void ItemStart(uint64_t offset) {
+    if (pending_) log_ += "!twice ";
+    pending_ = offset;
+  }
+  bool Null() { return Item("null"); }
+  bool Undefined() { return Item("undefined"); }
+  bool Bool(bool b) { return Item(b ? "true" : "false"); }
+  bool Simple(uint8_t v) { return Item("simple(", std::to_string(v), ")"); }
+  bool Uint(uint64_t v) { return Item(std::to_string(v)); }
+  bool NegInt(uint64_t v) {
+    return v == ~uint64_t{0} ? Item("-18446744073709551616") : Item("-", std::to_string(v + 1));
+  }
+  bool Double(double d) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, d);  // the shortest text that reads back
+    return Item("d", std::string_view(buf, r.ptr - buf));
+  }
+  bool Text(std::string_view s) { return Item("\"", s, "\""); }
+  bool Bytes(std::string_view s) { return Item("h'", ToHex(s), "'"); }
+  bool BeginArray(uint64_t n) { return Item("[", Count(n)); }
+  bool EndArray() { return End("]"); }
+  bool BeginMap(uint64_t n) { return Item("{", Count(n)); }
+  bool EndMap() { return End("}"); }
+  bool Tag(uint64_t t) {
+    if (t >= kTagMsgpackExtBase && t <= kTagMsgpackExtBase + 0xff)
+      return Item("t(mp+", std::to_string(t - kTagMsgpackExtBase), ")");
+    return Item("t(", std::to_string(t), ")");
+  }
+
+  std::string log() const {
+    std::string out = log_;
+    if (pending_) out += "!dangling ";
+    if (!out.empty()) out.pop_back();
+    return out;
+  }
+
+ private:
+  static std::string Count(uint64_t n) { return n == kUnknownLength ? "_" : std::to_string(n); }
+  bool Item(std::string_view a, std::string_view b = {}, std::string_view c = {}) {
+    log_ += pending_ ? std::to_string(*pending_) : "?";
+    log_ += ':';
+    log_.append(a).append(b).append(c).append(" ");
+    pending_.reset();
+    return true;
+  }
+  bool End(std::string_view event) {
+    if (pending_) log_ += "!dangling ";
+    pending_.reset();
+    log_.append(event).append(" ");
+    return true;
+  }
+
+  std::string log_;
+  std::optional<uint64_t> pending_;
+};
+static_assert(Sink<Recorder>);
+
+// With the JSON writer's capability too (json_reader.h: strings without escapes and short
+// integers come as their checked text): the same log, as Text / Uint / NegInt would give.
+class VerbatimRecorder : public Recorder {
+ public:
+  bool VerbatimText(std::string_view s) {
+    ++verbatim;
+    return Text(s);
+  }
+  bool VerbatimInteger(std::string_view, uint64_t v, bool negative) {
+    ++verbatim;
+    return negative ? NegInt(v) : Uint(v);
+  }
+  int verbatim = 0;
+};
+
+// The log of reading `json` with JsonReader (indexed) or JsonScalarReader. The input is
+// followed by kInputPadding readable bytes, as JsonReader needs.
+template <class R = Recorder>
+std::string ReadJson(std::string_view json, bool indexed, int* verbatim = nullptr) {
+  const Limits limits;
+  const MappingOptions options;
+  Context ctx(limits, options);
+  R sink;
+  std::string padded(json);
+  padded.append(kInputPadding, ' ');
+  const std::string_view input(padded.data(), json.size());
+  const bool ok = indexed ? JsonReader<R>(ctx, sink).Read(input, kInputPadding)
+                          : JsonScalarReader<R>(ctx, sink).Read(input);
+  EXPECT_TRUE(ok) << ctx.status.message << " at " << ctx.status.offset;
+  if constexpr (std::is_same_v<R, VerbatimRecorder>) *verbatim = sink.verbatim;
+  return sink.log();
+}
+
+// Both JSON readers, with and without the verbatim capability: one log.
+void ExpectJson(std::string_view json, std::string_view expected) {
+  SCOPED_TRACE(std::string(json));
+  EXPECT_EQ(ReadJson(json, /*indexed=*/true), expected) << "JsonReader";
+  EXPECT_EQ(ReadJson(json, /*indexed=*/false), expected) << "JsonScalarReader";
+  int verbatim = 0;
+  EXPECT_EQ(ReadJson<VerbatimRecorder>(json, /*indexed=*/true, &verbatim), expected)
+      << "JsonReader, verbatim";
+  EXPECT_EQ(ReadJson<VerbatimRecorder>(json, /*indexed=*/false, &verbatim), expected)
+      << "JsonScalarReader, verbatim";
+}
+
+std::string ReadCbor(std::string_view hex, uint64_t* item_end = nullptr) {
+  const Limits limits;
+  const MappingOptions options;
+  Context ctx(limits, options);
+  ctx.item_end = item_end;
+  Recorder sink;
+  EXPECT_TRUE(CborReader<Recorder>(ctx, sink).Read(Hex(hex)))
+      << ctx.status.message << " at " << ctx.status.offset;
+  return sink.log();
+}
+
+std::string ReadMsgpack(std::string_view hex, uint64_t* item_end = nullptr) {
+  const Limits limits;
+  const MappingOptions options;
+  Context ctx(limits, options);
+  ctx.item_end = item_end;
+  Recorder sink;
+  EXPECT_TRUE(MsgpackReader<Recorder>(ctx, sink).Read(Hex(hex)))
+      << ctx.status.message << " at " << ctx.status.offset;
+  return sink.log();
+}
+
+// ---- JSON: the first byte of each token ----
+
+TEST(ItemStartJson, NestedDocumentWithWhitespaceEscapesAndEveryNumberShape) {
+  // Numbers: 1 and 2 digits, 8 digits (read eight at once), 19 digits (the longest exact
+  // in the fast path), 20 digits (a uint64 read by ScanJsonNumber), bignums of either sign
+  // (a tag, then its byte string: both start at the number), 0, -0, 0.5 (an integer part
+  // of 0), an exponent with a sign, a capital E, a plain decimal, -0.0.
+  const std::string_view json =
+      " {\"a\": [1, -2, 12345678, 1234567890123456789, 12345678901234567890, "
+      "123456789012345678901,\n"
+      "  -123456789012345678901, 0, -0, 0.5, -1.25e-3, 3E2, 1.5, -0.0],\n"
+      " \"b\\\"q\" : {\"c\": true, \"d\" :false, \"e\": null, \"f\": [ ], \"g\": {}},\n"
+      " \"h\": \"x\\u00e9\\\\y\", \"\": \"\"} ";
+  ExpectJson(json,
+             "1:{_ 2:\"a\" 7:[_ 8:1 11:-2 15:12345678 25:1234567890123456789 "
+             "46:12345678901234567890 68:t(2) 68:h'06b14e9f812f366c35' "
+             "93:t(3) 93:h'06b14e9f812f366c34' 117:0 120:0 124:d0.5 129:d-0.00125 139:d300 "
+             "144:d1.5 149:d-0 ] "
+             "157:\"b\"q\" 166:{_ 167:\"c\" 172:true 178:\"d\" 183:false 190:\"e\" 195:null "
+             "201:\"f\" 206:[_ ] 211:\"g\" 216:{_ } } "
+             "222:\"h\" 227:\"x\xC3\xA9\\y\" 241:\"\" 245:\"\" }");
+}
+
+TEST(ItemStartJson, VerbatimEventsAreToldToo) {
+  int verbatim = 0;
+  EXPECT_EQ(ReadJson<VerbatimRecorder>("[\"ab\", -17, {\"k\": 5}]", true, &verbatim),
+            "0:[_ 1:\"ab\" 7:-17 12:{_ 13:\"k\" 18:5 } ]");
+  EXPECT_EQ(verbatim, 4);  // "ab", -17, "k", 5
+}
+
+TEST(ItemStartJson, ArraysAndMapsAtEveryDepth) {
+  ExpectJson("[[[]],{\"a\":{\"b\":[{}]}},\t\r\n[ 0 ]]",
+             "0:[_ 1:[_ 2:[_ ] ] 6:{_ 7:\"a\" 11:{_ 12:\"b\" 16:[_ 17:{_ } ] } } "
+             "26:[_ 28:0 ] ]");
+}
+
+TEST(ItemStartJson, RootScalars) {
+  ExpectJson("  \"s\\n\" ", "2:\"s\n\"");
+  ExpectJson("\"\"", "0:\"\"");
+  ExpectJson(" 42", "1:42");
+  ExpectJson("\t-1.5e2\n", "1:d-150");
+  ExpectJson("-7", "0:-7");
+  ExpectJson("true", "0:true");
+  ExpectJson("\n\nfalse ", "2:false");
+  ExpectJson(" null", "1:null");
+  ExpectJson("   123456789012345678901", "3:t(2) 3:h'06b14e9f812f366c35'");
+  ExpectJson("18446744073709551615", "0:18446744073709551615");
+}
+
+// ---- CBOR: the initial byte of each item; a tag's content after the tag ----
+
+TEST(ItemStartCbor, DefiniteContainersKeysAndEveryScalar) {
+  // {"a": [1, 24, 256, 65536, 4294967296, -1, -500],
+  //  h'01': {1: null, -2: [false, true, undefined, simple(0), simple(32), 1.5, 100000.0, 1.1]},
+  //  "e": []}
+  EXPECT_EQ(ReadCbor("a3 61 61 87 01 18 18 19 01 00 1a 00 01 00 00 1b 00 00 00 01 00 00 00 00 "
+                     "20 39 01 f3 41 01 a2 01 f6 21 88 f4 f5 f7 e0 f8 20 f9 3e 00 fa 47 c3 50 00 "
+                     "fb 3f f1 99 99 99 99 99 9a 61 65 80"),
+            "0:{3 1:\"a\" 3:[7 4:1 5:24 7:256 10:65536 15:4294967296 24:-1 25:-500 ] "
+            "28:h'01' 30:{2 31:1 32:null 33:-2 34:[8 35:false 36:true 37:undefined "
+            "38:simple(0) 39:simple(32) 41:d1.5 44:d1e+05 49:d1.1 ] } "
+            "58:\"e\" 60:[0 ] }");
+}
+
+TEST(ItemStartCbor, IndefiniteContainersAndStringsStartAtTheirInitialByte) {
+  // {_ "a": [_ 1, (_ "b" "c"), (_ h'0102' h'03')], "b": (_ ), "c": [_ ], (_ "x"): {_ }}
+  EXPECT_EQ(ReadCbor("bf 61 61 9f 01 7f 61 62 61 63 ff 5f 42 01 02 41 03 ff ff "
+                     "61 62 5f ff 61 63 9f ff 7f 61 78 ff bf ff ff"),
+            "0:{_ 1:\"a\" 3:[_ 4:1 5:\"bc\" 11:h'010203' ] 19:\"b\" 21:h'' "
+            "23:\"c\" 25:[_ ] 27:\"x\" 31:{_ } }");
+}
+
+TEST(ItemStartCbor, ATagAndItsContentAreEachToldTheirStart) {
+  // {1(1): 0("x"), 32(2(h'01')): 6([_ 1]), "t": 33((_ "a"))}: a tagged item starts at its
+  // first tag (the first ItemStart); each tag and the content after it are told their own.
+  EXPECT_EQ(ReadCbor("a3 c1 01 c0 61 78 d8 20 c2 41 01 c6 9f 01 ff 61 74 d8 21 7f 61 61 ff"),
+            "0:{3 1:t(1) 2:1 3:t(0) 4:\"x\" 6:t(32) 8:t(2) 9:h'01' 11:t(6) 12:[_ 13:1 ] "
+            "15:\"t\" 17:t(33) 19:\"a\" }");
+  EXPECT_EQ(ReadCbor("d9 03 e9 a2 01 00 28 01"),  // 1001({1: 0, -9: 1}) at the root
+            "0:t(1001) 3:{2 4:1 5:0 6:-9 7:1 }");
+}
+
+TEST(ItemStartCbor, ARecordOfASequenceCountsFromTheBufferItWasGiven) {
+  // A record of a sequence (item_end set): the reader stops after the first item, 03 being
+  // the next record's; offsets are in the buffer the reader was given (its caller adds
+  // where that buffer starts in the stream).
+  uint64_t item_end = 0;
+  EXPECT_EQ(ReadCbor("82 01 c1 02 03", &item_end), "0:[2 1:1 2:t(1) 3:2 ]");
+  EXPECT_EQ(item_end, 4u);
+}
+
+// ---- MessagePack: the initial byte of each item; what an ext becomes, at the ext ----
+
+TEST(ItemStartMsgpack, EveryKindOfItem) {
+  const std::string hex =
+      "dc 00 27 "  // array 16 of 39
+      "7f e0 80 90 a1 61 c0 c2 c3 "
+      "c4 01 ff c5 00 01 aa c6 00 00 00 01 bb "                                      // bin 8/16/32
+      "c7 01 05 cc c8 00 01 fb dd c9 00 00 00 01 07 ee "                             // ext 8/16/32
+      "d4 01 11 d5 02 11 22 "                                                        // fixext 1, 2
+      "d6 ff 00 00 00 01 "                                                           // timestamp 32
+      "d7 ff 00 00 00 04 00 00 00 02 "                                               // timestamp 64
+      "d8 03 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f "                       // fixext 16
+      "c7 0c ff 00 00 00 00 ff ff ff ff ff ff ff ff "                                // timestamp 96
+      "ca 3f c0 00 00 cb 3f f1 99 99 99 99 99 9a "                                   // float 32/64
+      "cc ff cd 01 00 ce 00 01 00 00 cf 00 00 00 01 00 00 00 00 "                    // uint 8..64
+      "d0 80 d1 ff 00 d2 ff ff ff ff d3 00 00 00 00 00 00 00 05 "                    // int 8..64
+      "d9 01 62 da 00 01 63 db 00 00 00 01 64 "                                      // str 8/16/32
+      "dc 00 01 01 dd 00 00 00 01 02 de 00 01 a1 6b 03 df 00 00 00 01 d4 01 11 c0 "  // 16/32
+      "81 d6 ff 00 00 00 05 c3 "                                                     // {ts: true}
+      "82 01 02 a1 78 04";                                                           // fixmap
+  EXPECT_EQ(ReadMsgpack(hex),
+            "0:[39 3:127 4:-32 5:{0 } 6:[0 ] 7:\"a\" 9:null 10:false 11:true "
+            "12:h'ff' 15:h'aa' 19:h'bb' "
+            "25:t(mp+5) 25:h'cc' 29:t(mp+251) 29:h'dd' 34:t(mp+7) 34:h'ee' "
+            "41:t(mp+1) 41:h'11' 44:t(mp+2) 44:h'1122' "
+            "48:t(1) 48:1 "
+            "54:t(1001) 54:{2 54:1 54:2 54:-9 54:1 } "
+            "64:t(mp+3) 64:h'000102030405060708090a0b0c0d0e0f' "
+            "82:t(1) 82:-1 "
+            "97:d1.5 102:d1.1 "
+            "111:255 113:256 116:65536 121:4294967296 "
+            "130:-128 132:-256 135:-1 140:5 "
+            "149:\"b\" 152:\"c\" 156:\"d\" "
+            "162:[1 165:1 ] 166:[1 171:2 ] 172:{1 175:\"k\" 177:3 } "
+            "178:{1 183:t(mp+1) 183:h'11' 186:null } "
+            "187:{1 188:t(1) 188:5 194:true } "
+            "195:{2 196:1 197:2 198:\"x\" 200:4 } ]");
+}
+
+TEST(ItemStartMsgpack, ARecordOfASequenceCountsFromTheBufferItWasGiven) {
+  uint64_t item_end = 0;
+  EXPECT_EQ(ReadMsgpack("92 01 a1 61 c0", &item_end), "0:[2 1:1 2:\"a\" ]");
+  EXPECT_EQ(item_end, 4u);
+}
+
+}  // namespace
+}  // namespace rosetta::codec::testing
