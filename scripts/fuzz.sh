@@ -43,6 +43,7 @@ declare -A CI_RUNS=(
   [fuzz_fast_to_json]=1500000
   [fuzz_fixed]=400000
   [fuzz_json_reader]=90000
+  [fuzz_json_schema]=150000
   [fuzz_msgpack_reader]=600000
   [fuzz_protobuf_reader]=700000
   [fuzz_roundtrip]=700000

@@ -22,6 +22,18 @@ for name in sorted(os.listdir(corpus)):
         put('fuzz_json_reader', name, blob)
         json_docs.append(blob)
 
+# JSON Schema: the corpus' small documents against each schema, and hand-made instances.
+for i, blob in enumerate(json_docs[:200]):
+    put('fuzz_json_schema', 'doc_%03d' % i, bytes([(i % 8) << 2]) + blob)
+for i, blob in enumerate([b'{"id":1,"name":"ab","tags":["a",1,null,{"x":1}],"x-1":true}',
+                          b'[["s",1,2],{"a":1,"b":2}]', b'{"a":1,"c":"x","d":1,"e":2,"z":"q"}',
+                          b'{"v":1.5,"kids":[{"v":2,"kids":[]}]}',
+                          b'{"data":1,"children":[{"data":[1],"children":[]}]}',
+                          b'[{"abc":1},null,true,{"abcd":2}]', b'{"n":9,"a":1,"b":2,"c":{"d":"1.2.3.4"}}',
+                          b'"2024-01-01T00:00:00+01:00"']):
+    put('fuzz_json_schema', 'case_%d' % i, bytes([i << 2]) + blob)
+    put('fuzz_json_schema', 'case_%d_assert' % i, bytes([i << 2 | 32]) + blob)
+
 cbor = [bytes.fromhex(v['hex']) for v in json.load(open(os.path.join(data, 'conformance/cbor/appendix_a.json')))]
 for i, blob in enumerate(cbor):
     put('fuzz_cbor_reader', 'appendix_a_%02d' % i, blob)
