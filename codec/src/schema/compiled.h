@@ -89,8 +89,32 @@ struct Node {
   uint32_t has = 0;
   uint8_t types = kAllTypes;
   bool integer_multiple = false;  // multipleOf is an integer: exact for integer instances
-  uint8_t format = 0;             // FormatId, asserted only with format_assertion
-  bool format_asserted = false;   // its metaschema has the format-assertion vocabulary
+  // Some node reached in place from this one (allOf, $ref, ...) has unevaluatedProperties
+  // or unevaluatedItems: evaluations under it track which members were evaluated.
+  bool tracks_evaluated = false;
+  bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
+  bool has_object_work = false;
+  bool has_array_work = false;
+  // properties and watched names in one open-addressing table (MemberHash): a member name
+  // is looked up once per Eval, whatever the number of properties.
+  struct Member {
+    std::string_view name;  // into properties / watched
+    uint32_t property;      // its subschema, kNone when it has none
+    uint32_t watch;         // its index in watched, kNone when unwatched
+  };
+  std::vector<Member> member_table;  // a power of two in size; name.data() null: empty
+  const Member* FindMember(std::string_view key, uint64_t hash) const {
+    const size_t mask = member_table.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Member& member = member_table[i];
+      if (member.name.data() == nullptr) return nullptr;
+      if (member.name.size() == key.size() &&
+          std::memcmp(member.name.data(), key.data(), key.size()) == 0)
+        return &member;
+    }
+  }
+  uint8_t format = 0;            // FormatId, asserted only with format_assertion
+  bool format_asserted = false;  // its metaschema has the format-assertion vocabulary
   std::string format_name;
   // Draft 7's contentEncoding "base64" and contentMediaType "application/json" (later drafts
   // make them annotations).
@@ -125,27 +149,6 @@ struct Node {
   std::vector<uint32_t> required_w;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
   std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
-  // properties and watched names in one open-addressing table (MemberHash): a member name
-  // is looked up once per Eval, whatever the number of properties.
-  struct Member {
-    std::string_view name;  // into properties / watched
-    uint32_t property;      // its subschema, kNone when it has none
-    uint32_t watch;         // its index in watched, kNone when unwatched
-  };
-  std::vector<Member> members;
-  std::vector<uint32_t> member_table;  // index + 1 into members, 0: empty
-  const Member* FindMember(std::string_view key, uint64_t hash) const {
-    if (member_table.empty()) return nullptr;
-    const size_t mask = member_table.size() - 1;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint32_t m = member_table[i];
-      if (m == 0) return nullptr;
-      const Member& member = members[m - 1];
-      if (member.name.size() == key.size() &&
-          std::memcmp(member.name.data(), key.data(), key.size()) == 0)
-        return &member;
-    }
-  }
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;
@@ -160,12 +163,6 @@ struct Node {
   std::vector<std::string> enum_values;  // canonical forms
 
   uint32_t resource = 0;  // the schema resource this node is in (Compiled::resources)
-  // Some node reached in place from this one (allOf, $ref, ...) has unevaluatedProperties
-  // or unevaluatedItems: evaluations under it track which members were evaluated.
-  bool tracks_evaluated = false;
-  bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
-  bool has_object_work = false;
-  bool has_array_work = false;
 
   uint32_t document = 0;
   std::string location;  // JSON Pointer of this subschema in its document

@@ -759,27 +759,27 @@ class Compiler {
   // Node::members and its table, once the node is in place (the names are views of its
   // own strings).
   static void BuildMembers(Node* n) {
-    n->members.clear();
+    std::vector<Node::Member> members;
     n->member_table.clear();
-    for (const Property& p : n->properties) n->members.push_back({p.name, p.node, kNone});
+    for (const Property& p : n->properties) members.push_back({p.name, p.node, kNone});
     for (uint32_t w = 0; w < n->watched.size(); ++w) {
       bool found = false;
-      for (auto& m : n->members) {
+      for (auto& m : members) {
         if (m.name == n->watched[w]) {
           m.watch = w;
           found = true;
         }
       }
-      if (!found) n->members.push_back({n->watched[w], kNone, w});
+      if (!found) members.push_back({n->watched[w], kNone, w});
     }
-    if (n->members.empty()) return;
+    if (members.empty()) return;
     size_t size = 4;
-    while (size < n->members.size() * 2) size *= 2;
-    n->member_table.assign(size, 0);
-    for (uint32_t i = 0; i < n->members.size(); ++i) {
-      size_t at = MemberHash(n->members[i].name) & (size - 1);
-      while (n->member_table[at] != 0) at = (at + 1) & (size - 1);
-      n->member_table[at] = i + 1;
+    while (size < members.size() * 2) size *= 2;
+    n->member_table.assign(size, Node::Member{std::string_view(), kNone, kNone});
+    for (const Node::Member& m : members) {
+      size_t at = MemberHash(m.name) & (size - 1);
+      while (n->member_table[at].name.data() != nullptr) at = (at + 1) & (size - 1);
+      n->member_table[at] = m;
     }
   }
 
