@@ -308,8 +308,9 @@ def main():
     node_v = subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip() if node_ok else 'n/a'
     vj = subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'libvalijson-dev'], capture_output=True, text=True).stdout
     p('Run %s on %d x %s, commit %s; rosetta: `%s`; load average %s after. Medians of %d runs (wall time of the '
-      'whole process, warm page cache), rounds rotating through a data set\'s commands; warm rows: median of %d '
-      'in-process passes after 1 s of warm-up. MB/s = 10^6 bytes of the command\'s own input per second; '
+      'whole process, warm page cache), rounds rotating through a data set\'s commands; warm rows: one process '
+      'each, the median of %d timed runs (each as many passes over the data set as take 0.2 s) after 1 s of '
+      'warm-up. MB/s = 10^6 bytes of the command\'s own input per second; '
       'RSS = peak resident set (wait4 ru_maxrss; warm rows: the process\'s own figure). Peers: ajv 8.17.1 on node %s '
       '(2020-12, strict off, format an annotation unless --formats: ajv-formats 3.0.1), valijson %s over RapidJSON '
       '1.1.0 (draft-7 versions of the schemas, format dropped: schemadata.py to_draft7).' % (
@@ -356,7 +357,8 @@ def main():
             fmt(cost['json'], '.2f'), fmt(cost['cbor'], '.2f'), fmt(cost['msgpack'], '.2f'), bar,
             ratio(t('rosetta_cbor'), t('rosetta_json')), ratio(t('rosetta_msgpack'), t('rosetta_json'))))
     p('')
-    p('Schema load / compile, ms (rosetta: a one-record run with the schema less the same without; ajv: '
+    p('Schema load / compile, ms (rosetta: a one-record run with the schema less the same without, 0 when within '
+      'the noise; ajv: '
       '`ajv.compile`, median of 5, in a fresh Ajv each; valijson: RapidJSON parse of the schema + '
       '`SchemaParser::populateSchema`, median of 5):')
     p('')
@@ -370,7 +372,7 @@ def main():
         rss = lambda k: by[k].rss() / MIB if k in by and by[k].rss() else None  # noqa: E731
         aw, vw = warm.get('ajv', {}), warm.get('valijson', {})
         p('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
-            name, fmt((ls - lp) * 1e3 if ls and lp else None, '.2f'), fmt(aw.get('compile_ms'), '.2f'),
+            name, fmt(max(0.0, (ls - lp) * 1e3) if ls and lp else None, '.2f'), fmt(aw.get('compile_ms'), '.2f'),
             fmt(vw.get('compile_ms'), '.2f'), fmt(ls * 1e3 if ls else None, '.2f'),
             fmt(rss('rosetta_json'), '.1f'), fmt(rss('plain_json'), '.1f'), fmt(rss('ajv'), '.1f'),
             fmt(aw['rss_bytes'] / MIB if 'rss_bytes' in aw else None, '.1f'), fmt(rss('valijson'), '.1f'),
