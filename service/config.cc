@@ -5,6 +5,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <string_view>
 
@@ -44,9 +45,14 @@ bool ValidListen(std::string_view s) {
 }
 
 template <class T>
-Option Uint(const char* name, const char* help, T ServiceConfig::*field, bool allow_zero = false) {
-  return {name, help, Option::kUint, [field, allow_zero](ServiceConfig& c, std::string_view v) {
-            return ParseUint(v, &(c.*field), allow_zero);
+Option Uint(const char* name, const char* help, T ServiceConfig::*field, bool allow_zero = false,
+            T max = std::numeric_limits<T>::max()) {
+  return {name, help, Option::kUint,
+          [field, allow_zero, max](ServiceConfig& c, std::string_view v) {
+            T n{};
+            if (!ParseUint(v, &n, allow_zero) || n > max) return false;
+            c.*field = n;
+            return true;
           }};
 }
 // A server default limit, from its row of codec::kLimitTable: "max_depth" is --max-depth.
@@ -149,14 +155,9 @@ const std::vector<Option>& Options() {
              &ServiceConfig::request_metrics, true),
         Path("schema-dir", "JSON Schemas (every *.json) requests may name; SIGHUP reloads them",
              &ServiceConfig::schema_dir),
-        {"max-violations", "schema violations one validate answer lists at most (at most 10000)",
-         Option::kUint,
-         [](ServiceConfig& c, std::string_view v) {
-           uint32_t n;
-           if (!ParseUint(v, &n) || n > kMaxViolations) return false;
-           c.max_violations = n;
-           return true;
-         }},
+        Uint("max-violations",
+             "schema violations one validate answer lists at most (10000 at most)",
+             &ServiceConfig::max_violations, false, kMaxViolations),
         {"descriptor-set", "protobuf FileDescriptorSet file or directory (repeatable)",
          Option::kList,
          [](ServiceConfig& c, std::string_view v) {
