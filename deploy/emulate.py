@@ -100,13 +100,24 @@ class PodSpec:
     def grace(self):
         return int(self.pod.get('terminationGracePeriodSeconds', 30))
 
+    def config_volume(self):
+        """The ConfigMap volume that holds rosettad.json (the gateway mounts another: its schemas)."""
+        return next(v for v in self.pod['volumes'] if 'configMap' in v and
+                    'rosettad.json' in (self.configmaps[v['configMap']['name']].get('data') or {}))
+
     def rosettad_json(self):
-        volume = next(v for v in self.pod['volumes'] if 'configMap' in v)
-        return self.configmaps[volume['configMap']['name']]['data']['rosettad.json']
+        return self.configmaps[self.config_volume()['configMap']['name']]['data']['rosettad.json']
 
     def config_mount(self):
-        volume = next(v for v in self.pod['volumes'] if 'configMap' in v)
+        volume = self.config_volume()
         return next(m['mountPath'] for m in self.container('rosettad')['volumeMounts'] if m['name'] == volume['name'])
+
+    def other_configmaps(self):
+        """(name, data, mountPath) of rosettad's other ConfigMap volumes (the gateway's JSON Schemas)."""
+        config = self.config_volume()['name']
+        mounts = {m['name']: m['mountPath'] for m in self.container('rosettad').get('volumeMounts', [])}
+        return [(v['name'], self.configmaps[v['configMap']['name']].get('data') or {}, mounts[v['name']])
+                for v in self.pod['volumes'] if 'configMap' in v and v['name'] != config and v['name'] in mounts]
 
 
 def quantity_cpus(q):
@@ -323,6 +334,15 @@ class Emulation:
                  '-v', '%s:%s:ro' % (self.config_dir(name, spec), spec.config_mount())]
         for host, inside in volumes:
             flags += ['-v', '%s:%s:ro' % (host, inside)]
+        for volume, data, inside in spec.other_configmaps():
+            d = os.path.join(self.tmp, '%s-%s' % (name, volume))
+            os.makedirs(d, exist_ok=True)
+            for key, text in data.items():
+                with open(os.path.join(d, key), 'w') as f:
+                    f.write(text)
+                os.chmod(os.path.join(d, key), 0o644)
+            os.chmod(d, 0o755)
+            flags += ['-v', '%s:%s:ro' % (d, inside)]
         if alias:
             flags += ['--network-alias', alias]
         c.started = time.monotonic()

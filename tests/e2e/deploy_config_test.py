@@ -10,7 +10,9 @@
   base, 3 replicas and a CPU HorizontalPodAutoscaler in the gateway, loopback listeners
   in the sidecar; in the gateway, the TLS files of rosettad.json are those of the
   cert-manager Certificate's Secret, mounted whole (no subPath) where the config looks, also
-  into the reloader that signals rosettad, and the probes are HTTP GETs of the health port.
+  into the reloader that signals rosettad, and the probes are HTTP GETs of the health port;
+  its schema_dir is a ConfigMap of a stable name (updated in place by the kubelet, not
+  rolled) mounted whole, read-only, where the config looks and into the same reloader.
 
 usage: deploy_config_test.py ROSETTAD SOURCE_DIR
 """
@@ -90,6 +92,23 @@ def check_gateway_tls(objs, deployment, container):
         port = ports.get(get.get('port'), get.get('port'))
         check('grpc' not in container.get(probe, {}) and get.get('path') == path and port == health_port != 0,
               'gateway: %s is GET %s on health_listen\'s port %d' % (probe, path, health_port))
+    # The JSON Schemas: a ConfigMap of a stable name, mounted whole where schema_dir looks,
+    # and seen by the reloader too (a change is a SIGHUP, not a rollout).
+    schema_volumes = {v['name']: v['configMap']['name'] for v in pod.get('volumes', []) if 'configMap' in v
+                      and ('ConfigMap', v['configMap']['name']) in objs
+                      and 'rosettad.json' not in (objs[('ConfigMap', v['configMap']['name'])].get('data') or {})}
+
+    def schema_dir(c):
+        mounts = [m for m in c.get('volumeMounts', []) if m['name'] in schema_volumes]
+        ok = len(mounts) == 1 and mounts[0].get('readOnly') is True and 'subPath' not in mounts[0]
+        return mounts[0]['mountPath'].rstrip('/') if ok else None
+    where = schema_dir(container)
+    check(where is not None and conf.get('schema_dir', '').rstrip('/') == where,
+          'gateway: schema_dir %r is a ConfigMap mounted read-only, whole, at %s' % (conf.get('schema_dir'), where))
+    check(all(not re.search(r'-[a-z0-9]{10}$', n) for n in schema_volumes.values()),
+          'gateway: the schemas\' ConfigMap has a stable name, no content hash (%s)' % list(schema_volumes.values()))
+    check([c['name'] for c in pod['containers'] if c is not container and schema_dir(c) == where] == reloaders,
+          'gateway: the reloader (%s) sees the schemas too' % reloaders)
 
 
 def main():
@@ -119,6 +138,11 @@ def main():
             if 'tls_client_ca' in config:
                 args += ['--tls-client-ca', ca.cert]
                 tls.load_cert_chain(*client_cert)
+        if 'schema_dir' in config:
+            # The ConfigMap's mount does not exist here: an empty directory instead (flags win).
+            schemas = os.path.join(tmp.name, 'schemas')
+            os.makedirs(schemas, exist_ok=True)
+            args += ['--schema-dir', schemas]
         if 'health_listen' in config:
             args += ['--health-listen', '127.0.0.1:0']
         with Rosettad(binary, *args) as server:
