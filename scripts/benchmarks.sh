@@ -160,6 +160,9 @@ fi
 
 if [ "$ONLY" = schema ]; then  # load/bench/schema_bench.py; SCHEMA_RUNS (5), SCHEMA_REPEAT (10)
   SCHEMA_BUILD=${CLI_BUILD_DIR:-build-bench}
+  # valijson, the C++ peer: a benchmark-only package (it pulls in Qt, Poco and more), so it is
+  # installed here rather than by install-deps.sh.
+  dpkg -s libvalijson-dev >/dev/null 2>&1 || apt-get install -y --no-install-recommends libvalijson-dev >&2
   cmake -S . -B "$SCHEMA_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
     -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=OFF >/dev/null
   ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta rosetta-cli-peers >&2

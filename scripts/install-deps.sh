@@ -35,6 +35,7 @@ PACKAGES=(
   valgrind                                          # independent count behind the allocation metrics
   docker.io debootstrap                             # the image (scripts/base-image.sh) and the pod emulation
   python3-yaml                                      # deploy/emulate.py reads the rendered manifests
+  python3-jsonschema python3-cbor2 python3-msgpack  # JSON Schema: the differential test's oracle and encodings
 )
 # deploy/validate (the manifests against Kubernetes' schemas) runs on Node.js with npm: Debian's,
 # unless the machine has its own (a nodejs package from elsewhere conflicts with Debian's npm).
