@@ -410,7 +410,11 @@ bool Validator::OnKey(std::string_view key) {
   bool hashed = false;
   for (uint32_t e = f.evals_begin; e < end; ++e) {
     Eval& ev = evals_[e];
-    if (!ev.valid && !ev.committed) continue;  // settled: nothing can change it
+    if (!ev.valid && !ev.committed) {
+      // Settled: nothing can change it, and what it applied in place feeds only it.
+      e = ev.subtree_end - 1;
+      continue;
+    }
     const Node& n = nodes_[ev.node];
     if (n.kind != Node::kSchema || !n.has_object_work) continue;
     bool claimed = false;
@@ -474,7 +478,10 @@ void Validator::PrepareItem(Frame& f) {
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; ++e) {
     const Eval& ev = evals_[e];
-    if (!ev.valid && !ev.committed) continue;
+    if (!ev.valid && !ev.committed) {
+      e = ev.subtree_end - 1;
+      continue;
+    }
     const Node& n = nodes_[ev.node];
     if (n.kind != Node::kSchema || !n.has_array_work) continue;
     bool covered = false;
@@ -533,6 +540,7 @@ bool Validator::OnBegin(bool is_map) {
   f.expect_key = is_map;
   f.evals_begin = static_cast<uint32_t>(evals_.size());
   f.extras_begin = extras_used_;
+  opening_type_ = is_map ? kTypeObject : kTypeArray;
   const size_t n = slots_.size();
   for (size_t i = slots_begin; i < n; ++i) {
     const Slot s = slots_[i];
@@ -611,6 +619,10 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
     if (committed)
       Violation(n, "", item_offset_, frames_.size(),
                 [] { return std::string("no value is allowed here (the schema is false)"); });
+  } else if (!committed && (n.has & Node::kType) && !(n.types & opening_type_)) {
+    // A branch of the wrong type (anyOf: [{type: string}, {type: object}]) fails now: its
+    // in-place subschemas could not change that.
+    evals_[e].valid = false;
   } else if (n.kind == Node::kSchema && n.has_in_place) {
     if (n.ref != kNone) CreateEval(n.ref, e, kAll, 0, kNone, kMust, scope, committed);
     if (n.dynamic_ref != kNone)
@@ -673,22 +685,21 @@ bool Validator::OnEnd() {
     if (stopped_) return false;
   }
   // Deliver each root's verdict to the Eval that applied it.
-  const uint64_t index = frames_.size() >= 2 ? frames_[frames_.size() - 2].count : 0;
-  const std::string key = frames_.size() >= 2 ? frames_[frames_.size() - 2].key : std::string();
-  std::vector<std::pair<uint32_t, std::pair<SlotKind, bool>>> results;
+  results_.clear();
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end)
-    results.push_back({evals_[e].owner, {evals_[e].owner_kind, evals_[e].valid}});
+    results_.push_back(Result{evals_[e].owner, evals_[e].owner_kind, evals_[e].valid});
   const bool capture = f.capture;
   const size_t canon_begin = f.canon_begin;
   const uint32_t marks_begin = f.marks_begin;
   evals_.resize(f.evals_begin);
   extras_used_ = f.extras_begin;
   frames_.pop_back();
-  for (const auto& [owner, r] : results) {
-    if (owner == kNone) {
-      if (!r.second) failed_ = true;
+  for (const Result& r : results_) {
+    if (r.owner == kNone) {
+      if (!r.valid) failed_ = true;
     } else {
-      Deliver(owner, r.first, r.second, index, key);
+      // The parent's current child is this container: its index and member name.
+      Deliver(r.owner, r.kind, r.valid, frames_.back().count, frames_.back().key);
     }
   }
   if (capture) {

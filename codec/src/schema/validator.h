@@ -179,6 +179,13 @@ class Validator {
   uint64_t item_offset_ = 0;
   bool have_offset_ = false;
 
+  struct Result {
+    uint32_t owner;
+    SlotKind kind;
+    bool valid;
+  };
+  std::vector<Result> results_;  // a closing container's verdicts (reused)
+  uint8_t opening_type_ = 0;     // kTypeObject / kTypeArray while a container's Evals are made
   std::vector<Eval> evals_;
   std::vector<Slot> slots_;
   std::vector<Frame> frames_;
