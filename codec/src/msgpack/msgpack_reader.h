@@ -81,7 +81,7 @@ template <Sink S>
 bool MsgpackReader<S>::Ext(int8_t type, std::string_view data, uint64_t start) {
   // Before each item's event: tells the sink it starts at the ext (a no-op, true, without
   // ItemStart).
-  auto at = [this, start] {
+  auto at = [&] {
     if constexpr (kItemStarts) sink_.ItemStart(start);
     return true;
   };

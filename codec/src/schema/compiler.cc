@@ -172,7 +172,9 @@ class Compiler {
   }
 
   uint32_t NewResource(const std::string& uri) {
-    out_->resources.push_back(Resource{StrippedUri(uri)});
+    Resource r;
+    r.uri = StrippedUri(uri);
+    out_->resources.push_back(std::move(r));
     return static_cast<uint32_t>(out_->resources.size() - 1);
   }
   uint32_t NewPos(Pos p, const JVal* v) {

@@ -100,7 +100,7 @@ class Builder {
       return &top->items.back();
     }
     have_key_ = false;
-    top->members.emplace_back(std::move(key_), std::move(v));
+    top->members.push_back(JMember{std::move(key_), std::move(v)});
     return &top->members.back().second;
   }
   bool Put(JVal&& v) { return Place(std::move(v)), true; }

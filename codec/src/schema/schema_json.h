@@ -8,6 +8,8 @@
 
 namespace rosetta::codec::schema {
 
+struct JMember;
+
 // A schema document as a small tree: schemas are compiled from it once, at load (a
 // payload is never made into one of these).
 struct JVal {
@@ -19,7 +21,7 @@ struct JVal {
   double d = 0;
   std::string s;
   std::vector<JVal> items;
-  std::vector<std::pair<std::string, JVal>> members;
+  std::vector<JMember> members;
 
   bool IsNumber() const { return kind == kInt || kind == kUint || kind == kDouble; }
   double Number() const {
@@ -34,13 +36,21 @@ struct JVal {
       return *n = static_cast<uint64_t>(d), true;
     return false;
   }
-  const JVal* Get(std::string_view key) const {
-    if (kind != kObject) return nullptr;
-    for (const auto& m : members)
-      if (m.first == key) return &m.second;
-    return nullptr;
-  }
+  const JVal* Get(std::string_view key) const;
 };
+
+// An object's member (`first` the name, `second` the value: it reads as a map's pair).
+struct JMember {
+  std::string first;
+  JVal second;
+};
+
+inline const JVal* JVal::Get(std::string_view key) const {
+  if (kind != kObject) return nullptr;
+  for (const auto& m : members)
+    if (m.first == key) return &m.second;
+  return nullptr;
+}
 
 // Parses JSON text (rosetta's own reader, strict RFC 8259, duplicate members refused).
 bool ParseJson(std::string_view text, JVal* out, std::string* error);
