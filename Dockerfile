@@ -1,8 +1,15 @@
 # rosettad in a container: built on Debian 12 with the project's own scripts, shipped on
 # debian:12-slim with only the shared libraries rosettad links, running as a non-root user.
 #
-#   docker build -t rosettad:0.1.0 .
+#   scripts/image.sh                                   (or by hand, from the project root:)
+#   cp -r ../shared/data/json-schema-metaschemas . && docker build -t rosettad:0.1.0 .
 #   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:50052:50052 -p 127.0.0.1:9464:9464 rosettad:0.1.0
+#
+# The build context must hold json-schema-metaschemas/: the official JSON Schema
+# metaschemas, built into rosettad as data (codec/CMakeLists.txt, ROSETTA_METASCHEMA_DIR) so
+# that a $ref to one resolves without a fetch. They live outside the repository
+# (../shared/data), which no build context reaches: scripts/image.sh builds from a
+# temporary context that holds them beside the sources.
 #
 # Where no registry is reachable, scripts/base-image.sh makes debian:12 and debian:12-slim
 # locally (debootstrap). The load generator's image is deploy/overlays/load/Dockerfile.
@@ -23,10 +30,12 @@ COPY codec codec
 COPY proto proto
 COPY service service
 COPY load load
+COPY json-schema-metaschemas json-schema-metaschemas
 ARG ROSETTA_MARCH=x86-64-v3
 # rosettad alone: the CLI, the load generator and the other programs are not built here.
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_TESTS=OFF \
-        -DROSETTA_BUILD_BENCHMARKS=OFF -DROSETTA_MARCH="${ROSETTA_MARCH}" >/dev/null \
+        -DROSETTA_BUILD_BENCHMARKS=OFF -DROSETTA_MARCH="${ROSETTA_MARCH}" \
+        -DROSETTA_METASCHEMA_DIR=/src/json-schema-metaschemas >/dev/null \
  && cmake --build /build --target rosettad \
  && install -D -s /build/service/rosettad /out/usr/local/bin/rosettad \
  && /out/usr/local/bin/rosettad --help >/dev/null
@@ -38,13 +47,15 @@ FROM debian:12-slim AS runtime
 #   libprotobuf32              protobuf messages (and descriptors)
 #   libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1   /metrics
 #   libsimdjson14              the JSON reader
+#   libre2-9                   JSON Schema pattern / patternProperties (linear time)
+#   libidn2-0 libunistring2    JSON Schema format idn-hostname / idn-email (IDNA 2008)
 #   libstdc++6 libgcc-s1 libc6 (already in the base image)
 # Boost.Asio is header-only here: no Boost library at run time; no gRPC library either.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
         libnghttp2-14 zlib1g libssl3 libprotobuf32 \
         libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libcivetweb1 \
-        libsimdjson14 libstdc++6 libgcc-s1 \
+        libsimdjson14 libre2-9 libidn2-0 libunistring2 libstdc++6 libgcc-s1 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 rosetta \
  && useradd --system --uid 10001 --gid rosetta --no-create-home --home-dir /nonexistent \
