@@ -133,7 +133,11 @@ codec::Status Pipeline::Execute(const Request& r, std::string_view* output) {
 void Pipeline::Finish(Transport t, const RequestScope& scope, const Request& r,
                       codec::ErrorCode outcome, uint64_t bytes_out, heap::Counts extra) {
   if (r.op == Op::kTranscode) ThreadOutput().ShrinkTo(kKeptOutputBytes);
-  ThreadViolations().clear();  // their text is freed now, not at the thread's next request
+  // The violations' text is freed now, not at the thread's next request, and a long list
+  // (a high max_violations) gives its room back.
+  std::vector<codec::Status>& violations = ThreadViolations();
+  violations.clear();
+  if (violations.capacity() > 64) std::vector<codec::Status>().swap(violations);
   if (outcome == codec::ErrorCode::kInputTooLarge) metrics_.Rejected(t, Rejection::kInputTooLarge);
   Record(t, scope, r, outcome, bytes_out, extra);
 }
