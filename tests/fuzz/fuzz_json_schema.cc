@@ -47,7 +47,7 @@ constexpr const char* kSchemas[] = {
 constexpr size_t kSchemaCount = sizeof(kSchemas) / sizeof(kSchemas[0]);
 
 const codec::JsonSchemaSet& Schemas() {
-  static const codec::JsonSchemaSet* set = [] {
+  static const std::shared_ptr<const codec::JsonSchemaSet> set = [] {
     std::vector<codec::JsonSchemaSet::Document> docs;
     for (size_t i = 0; i < kSchemaCount; ++i)
       docs.push_back({"s" + std::to_string(i), "s" + std::to_string(i) + ".json", kSchemas[i],
@@ -55,7 +55,7 @@ const codec::JsonSchemaSet& Schemas() {
     std::string error;
     auto s = codec::JsonSchemaSet::Load(std::move(docs), &error);
     if (!s) fuzz::Fail(error.c_str());
-    return new std::shared_ptr<const codec::JsonSchemaSet>(s), s.get();
+    return s;
   }();
   return *set;
 }

@@ -1199,7 +1199,11 @@ void Validator::Violation(const Node& n, std::string_view keyword, uint64_t offs
 }
 
 bool Validator::Finish() {
-  if (!ctx_.status.ok() && ctx_.status.code != ErrorCode::kSchemaViolation) return false;
+  // A violation found before the input turned out malformed (or past a limit) is the
+  // request's error, as it is when the first violation stops the reading; without one,
+  // the reader's error is.
+  const bool other_error = !ctx_.status.ok() && ctx_.status.code != ErrorCode::kSchemaViolation;
+  if (other_error && !(all_errors_ && !violations_->empty())) return false;
   if (all_errors_ && !violations_->empty()) {
     std::stable_sort(violations_->begin(), violations_->end(),
                      [](const Status& a, const Status& b) { return a.offset < b.offset; });

@@ -1,0 +1,141 @@
+// The validator's own rules beyond the suite: what a violation reports (offset, path,
+// keyword location) in each format, the budget a capture is charged to, depth, a schema's
+// load errors, and the fuzz findings (tests/fuzz/regressions/fuzz_json_schema).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "rosetta/codec/json_schema.h"
+#include "rosetta/codec/transcode.h"
+#include "rosetta_test_data.h"
+
+namespace rosetta::codec {
+namespace {
+
+std::shared_ptr<const JsonSchemaSet> One(const std::string& text, std::string* error = nullptr) {
+  std::string e;
+  auto set = JsonSchemaSet::Load({{"s", "s.json", text, "https://test.invalid/s"}}, &e);
+  if (error) *error = e;
+  return set;
+}
+
+Status Check(const JsonSchemaSet& set, Format f, std::string_view input,
+             std::vector<Status>* all = nullptr, Limits limits = {}) {
+  TranscodeRequest r;
+  r.from = f;
+  r.input = input;
+  r.limits = limits;
+  r.json_schema = set.Find("s");
+  r.violations = all;
+  return Validate(r);
+}
+
+TEST(JsonSchema, ViolationNamesOffsetPathAndKeyword) {
+  auto set = One(R"({"properties":{"a":{"type":"array","items":{"minimum":2}}}})");
+  ASSERT_TRUE(set);
+  const Status s = Check(*set, Format::kJson, R"({"a": [5, 1]})");
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.offset, 10u);
+  EXPECT_EQ(s.path, "/a/1");
+  EXPECT_EQ(s.message, "/properties/a/items/minimum: 1 is below the minimum 2");
+  // The same document in CBOR: a1 61 61 82 05 01 -> the 1 is at byte 5.
+  const Status c = Check(*set, Format::kCbor, std::string("\xa1\x61\x61\x82\x05\x01", 6));
+  EXPECT_EQ(c.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(c.offset, 5u);
+  EXPECT_EQ(c.path, "/a/1");
+  // MessagePack: 81 a1 61 92 05 01.
+  const Status m = Check(*set, Format::kMsgpack, std::string("\x81\xa1\x61\x92\x05\x01", 6));
+  EXPECT_EQ(m.offset, 5u);
+  EXPECT_EQ(m.path, "/a/1");
+}
+
+TEST(JsonSchema, ContainerKeywordsReportTheContainerStart) {
+  auto set = One(R"({"properties":{"o":{"required":["x"],"minProperties":2}}})");
+  ASSERT_TRUE(set);
+  std::vector<Status> all;
+  const Status s = Check(*set, Format::kJson, R"({"o": {"y": 1}})", &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 2u);
+  for (const Status& v : all) {
+    EXPECT_EQ(v.offset, 6u);
+    EXPECT_EQ(v.path, "/o");
+  }
+  EXPECT_EQ(all[0].message,
+            "/properties/o/minProperties: 1 properties, fewer than minProperties 2");
+  EXPECT_EQ(all[1].message, "/properties/o/required: missing required property \"x\"");
+}
+
+TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
+  // CBOR {1: h'0102'}: the member "1" holds the base64url text "AQI".
+  auto set = One(R"({"properties":{"1":{"const":"AQI"}},"required":["1"]})");
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(Check(*set, Format::kCbor, std::string("\xa1\x01\x42\x01\x02", 5)).ok());
+  EXPECT_EQ(Check(*set, Format::kCbor, std::string("\xa1\x01\x42\x01\x03", 5)).code,
+            ErrorCode::kSchemaViolation);
+}
+
+TEST(JsonSchema, CaptureIsChargedToTheBudget) {
+  auto set = One(R"({"uniqueItems":true})");
+  ASSERT_TRUE(set);
+  std::string big = "[";
+  for (int i = 0; i < 20000; ++i) big += "\"item number " + std::to_string(i) + "\",";
+  big.back() = ']';
+  Limits limits;
+  EXPECT_TRUE(Check(*set, Format::kJson, big, nullptr, limits).ok());
+  limits.max_alloc_bytes = 256 << 10;  // the index fits, the canonical capture does not
+  EXPECT_EQ(Check(*set, Format::kJson, big, nullptr, limits).code, ErrorCode::kBudgetExceeded);
+}
+
+TEST(JsonSchema, RecursionFollowsTheInstanceWithinMaxDepth) {
+  auto set =
+      One(R"({"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"})");
+  ASSERT_TRUE(set);
+  Limits limits;
+  limits.max_depth = 64;
+  EXPECT_TRUE(
+      Check(*set, Format::kJson, std::string(60, '[') + std::string(60, ']'), nullptr, limits)
+          .ok());
+  EXPECT_EQ(
+      Check(*set, Format::kJson, std::string(70, '[') + std::string(70, ']'), nullptr, limits).code,
+      ErrorCode::kDepthExceeded);
+}
+
+TEST(JsonSchema, LoadErrorsNameTheLocation) {
+  std::string error;
+  EXPECT_FALSE(One(R"({"properties":{"a":{"pattern":"(?<=x)y"}}})", &error));
+  EXPECT_EQ(error.rfind("s.json: /properties/a/pattern: ", 0), 0u) << error;
+  EXPECT_FALSE(One(R"({"$ref":"#/$defs/missing"})", &error));
+  EXPECT_EQ(error.rfind("s.json: /$ref: ", 0), 0u) << error;
+  EXPECT_FALSE(One(R"({"allOf":[{"$ref":"#"}]})", &error));
+  EXPECT_NE(error.find("a $ref cycle that consumes no input"), std::string::npos) << error;
+  EXPECT_FALSE(One(R"({"$ref":"https://example.com/remote.json"})", &error));
+  EXPECT_NE(error.find("nothing is fetched"), std::string::npos) << error;
+  // A recursive reference that consumes input loads.
+  EXPECT_TRUE(One(R"({"properties":{"next":{"$ref":"#"}}})", &error)) << error;
+}
+
+// fuzz_json_schema's violation_before_syntax_error: schema 1 of the target (anyOf of an
+// array and an object), JSON "2@". The violation at byte 0 comes before the malformed byte
+// 1: both modes report it (collecting every violation used to report the syntax error).
+TEST(JsonSchema, FuzzViolationBeforeSyntaxError) {
+  const std::string input =
+      testing::ReadFile(std::string(ROSETTA_SOURCE_DIR) +
+                        "/tests/fuzz/regressions/fuzz_json_schema/violation_before_syntax_error");
+  ASSERT_EQ(input, std::string("\x04"
+                               "2@",
+                               3));
+  auto set = One(R"({"anyOf":[{"type":"array"},{"type":"object","minProperties":2}]})");
+  ASSERT_TRUE(set);
+  const Status first = Check(*set, Format::kJson, input.substr(1));
+  std::vector<Status> all;
+  const Status every = Check(*set, Format::kJson, input.substr(1), &all);
+  EXPECT_EQ(first.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(every.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(first.offset, 0u);
+  EXPECT_EQ(every.offset, 0u);
+  EXPECT_EQ(first.message, "/anyOf: 2 matches none of the 2 schemas of anyOf");
+}
+
+}  // namespace
+}  // namespace rosetta::codec
