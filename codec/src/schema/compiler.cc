@@ -1017,31 +1017,46 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> d
   return set;
 }
 
-std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::LoadDir(const std::string& dir,
-                                                            std::string* error,
-                                                            const LoadOptions& options) {
-  std::vector<Document> documents;
+namespace schema {
+namespace {
+
+// Every *.json of dir (sorted; `skip`, a file already read, left out) appended to
+// documents, each named by its file name without ".json".
+bool ReadDirectory(const std::string& dir, const std::filesystem::path& skip,
+                   std::vector<JsonSchemaSet::Document>* documents, std::string* error) {
   std::error_code ec;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".json" && entry.is_regular_file())
+    if (entry.path().extension() == ".json" && entry.is_regular_file() &&
+        (skip.empty() || std::filesystem::weakly_canonical(entry.path(), ec) != skip))
       files.push_back(entry.path());
   }
   if (ec) {
     *error = dir + ": " + ec.message();
-    return nullptr;
+    return false;
   }
   std::sort(files.begin(), files.end());
   for (const auto& f : files) {
-    Document d;
+    JsonSchemaSet::Document d;
     d.name = f.stem().string();
     d.file = f.string();
-    if (!schema::ReadWhole(d.file, &d.text)) {
+    if (!ReadWhole(d.file, &d.text)) {
       *error = d.file + ": cannot be read";
-      return nullptr;
+      return false;
     }
-    documents.push_back(std::move(d));
+    documents->push_back(std::move(d));
   }
+  return true;
+}
+
+}  // namespace
+}  // namespace schema
+
+std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::LoadDir(const std::string& dir,
+                                                            std::string* error,
+                                                            const LoadOptions& options) {
+  std::vector<Document> documents;
+  if (!schema::ReadDirectory(dir, {}, &documents, error)) return nullptr;
   return Load(std::move(documents), error, options);
 }
 
@@ -1057,32 +1072,12 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::LoadFile(const std::string& 
     *error = file + ": cannot be read";
     return nullptr;
   }
-  std::error_code ec;
-  const auto main_abs = std::filesystem::weakly_canonical(file, ec);
   documents.push_back(std::move(main));
-  if (!extra_dir.empty()) {
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(extra_dir, ec)) {
-      if (entry.path().extension() == ".json" && entry.is_regular_file() &&
-          std::filesystem::weakly_canonical(entry.path(), ec) != main_abs)
-        files.push_back(entry.path());
-    }
-    if (ec) {
-      *error = extra_dir + ": " + ec.message();
-      return nullptr;
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      Document d;
-      d.name = f.stem().string();
-      d.file = f.string();
-      if (!schema::ReadWhole(d.file, &d.text)) {
-        *error = d.file + ": cannot be read";
-        return nullptr;
-      }
-      documents.push_back(std::move(d));
-    }
-  }
+  std::error_code ec;
+  if (!extra_dir.empty() &&
+      !schema::ReadDirectory(extra_dir, std::filesystem::weakly_canonical(file, ec), &documents,
+                             error))
+    return nullptr;
   return Load(std::move(documents), error, options);
 }
 
