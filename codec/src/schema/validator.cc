@@ -560,7 +560,7 @@ bool Validator::OnBegin(bool is_map) {
     f.marks_begin = static_cast<uint32_t>(marks_.size());
     canon_.push_back(is_map ? '{' : '[');
   }
-  frames_.push_back(std::move(f));
+  frames_.push(f);
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
   }
@@ -693,7 +693,7 @@ bool Validator::OnEnd() {
   const uint32_t marks_begin = f.marks_begin;
   evals_.resize(f.evals_begin);
   extras_used_ = f.extras_begin;
-  frames_.pop_back();
+  frames_.pop();
   for (const Result& r : results_) {
     if (r.owner == kNone) {
       if (!r.valid) failed_ = true;

@@ -121,7 +121,6 @@ class Validator {
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
-    bool any_tracking = false;
     std::string key;  // current member's name (maps)
   };
 
@@ -188,7 +187,41 @@ class Validator {
   uint8_t opening_type_ = 0;     // kTypeObject / kTypeArray while a container's Evals are made
   std::vector<Eval> evals_;
   std::vector<Slot> slots_;
-  std::vector<Frame> frames_;
+  // The open containers. A closed container's Frame stays for the next one, so a member
+  // name's buffer is allocated once per depth, not once per container.
+  class FrameStack {
+   public:
+    bool empty() const { return depth_ == 0; }
+    size_t size() const { return depth_; }
+    Frame& back() { return pool_[depth_ - 1]; }
+    const Frame& back() const { return pool_[depth_ - 1]; }
+    Frame& operator[](size_t i) { return pool_[i]; }
+    const Frame& operator[](size_t i) const { return pool_[i]; }
+    // f's fields, all but the key (which starts empty in the kept buffer).
+    void push(const Frame& f) {
+      if (depth_ == pool_.size()) pool_.emplace_back();
+      Frame& slot = pool_[depth_++];
+      slot.count = f.count;
+      slot.offset = f.offset;
+      slot.evals_begin = f.evals_begin;
+      slot.slots_begin = f.slots_begin;
+      slot.extras_begin = f.extras_begin;
+      slot.marks_begin = f.marks_begin;
+      slot.canon_begin = f.canon_begin;
+      slot.is_map = f.is_map;
+      slot.expect_key = f.expect_key;
+      slot.capture = f.capture;
+      slot.key.clear();
+    }
+    void pop() { --depth_; }
+    void reserve(size_t n) { pool_.reserve(n); }
+    size_t capacity() const { return pool_.capacity(); }
+
+   private:
+    std::vector<Frame> pool_;
+    size_t depth_ = 0;
+  };
+  FrameStack frames_;
   std::vector<Extra> extras_;
   uint32_t extras_used_ = 0;
   std::vector<uint64_t> marks_;
