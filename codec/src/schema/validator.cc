@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "json/json_scalar_reader.h"
 #include "json/json_writer.h"
 #include "read_any.h"
 #include "schema/canonical.h"
@@ -227,6 +228,18 @@ bool Validator::Text(std::string_view s) {
 
 bool Validator::Bytes(std::string_view s) {
   if (special_) return special_writer_->Bytes(s) && SpecialDone();
+  if (replay_bignum_ != 0) {
+    // A JSON integer past 64 bits read back: compared as a double, still an integer.
+    double m = 0;
+    for (unsigned char c : s) m = m * 256 + c;
+    Scalar v;
+    v.type = kTypeNumber;
+    v.num = Scalar::kDouble;
+    v.d = replay_bignum_ == kTagNegativeBignum ? -1 - m : m;
+    v.integral = true;
+    replay_bignum_ = 0;
+    return OnScalar(v);
+  }
   if (!frames_.empty() && frames_.back().expect_key)
     return ctx_.Fail(ErrorCode::kUnrepresentable, "a byte string key has no JSON Schema instance");
   // The instance is its base64url text, as the JSON writer prints it.
@@ -236,6 +249,10 @@ bool Validator::Bytes(std::string_view s) {
 
 bool Validator::Tag(uint64_t tag) {
   if (special_) return special_writer_->Tag(tag);
+  if (replaying_) {  // JSON read back has no tags but a bignum's
+    replay_bignum_ = tag;
+    return true;
+  }
   const bool mapped =
       tag == kTagPositiveBignum || tag == kTagNegativeBignum || tag == kTagIpv4 ||
       tag == kTagIpv6 || (tag >= kTagMsgpackExtBase && tag <= kTagMsgpackExtBase + 0xff) ||
@@ -271,74 +288,21 @@ bool Validator::SpecialEnd(bool is_map) {
   return (is_map ? special_writer_->EndMap() : special_writer_->EndArray()) && SpecialDone();
 }
 
-// The special item is complete when its writer is back at depth 0: read its JSON back.
+// The special item is complete when its writer is back at depth 0: its JSON (a text, a
+// number, or a container when the writer dropped a tag it could not apply) is read back
+// into this validator, at the item's offset.
 bool Validator::SpecialDone() {
   if (special_depth_ > 0) return true;
   special_ = false;
-  std::string_view text(special_out_.data(), special_out_.size());
+  const std::string_view text(special_out_.data(), special_out_.size());
   if (text.empty()) return true;
-  if (text[0] == '"') {
-    // The writer's escapes: \" \\ \b \f \n \r \t \u00XX (control characters only).
-    scratch_.clear();
-    for (size_t i = 1; i + 1 < text.size(); ++i) {
-      char c = text[i];
-      if (c != '\\') {
-        scratch_.push_back(c);
-        continue;
-      }
-      c = text[++i];
-      switch (c) {
-        case 'b':
-          scratch_.push_back('\b');
-          break;
-        case 'f':
-          scratch_.push_back('\f');
-          break;
-        case 'n':
-          scratch_.push_back('\n');
-          break;
-        case 'r':
-          scratch_.push_back('\r');
-          break;
-        case 't':
-          scratch_.push_back('\t');
-          break;
-        case 'u': {
-          unsigned v = 0;
-          std::from_chars(text.data() + i + 1, text.data() + i + 5, v, 16);
-          scratch_.push_back(static_cast<char>(v));
-          i += 4;
-          break;
-        }
-        default:
-          scratch_.push_back(c);
-      }
-    }
-    const std::string s = scratch_;
-    return Text(s);
-  }
-  if (text == "null") return Null();
-  // A number: an integer of any size (a bignum), or a decimal.
-  const std::string number(text);
-  const bool negative = number[0] == '-';
-  if (number.find_first_of(".eE") == std::string::npos) {
-    uint64_t u = 0;
-    const char* b = number.data() + negative;
-    auto r = std::from_chars(b, number.data() + number.size(), u);
-    if (r.ec == std::errc() && r.ptr == number.data() + number.size()) {
-      if (!negative) return Uint(u);
-      if (u != 0) return NegInt(u - 1);
-      return Uint(0);
-    }
-  }
-  const double d = std::strtod(number.c_str(), nullptr);
-  if (number.find_first_of(".eE") != std::string::npos) return Double(d);
-  Scalar v;  // an integer past 64 bits (a bignum): compared as a double, still an integer
-  v.type = kTypeNumber;
-  v.num = Scalar::kDouble;
-  v.d = d;
-  v.integral = true;
-  return OnScalar(v);
+  replaying_ = true;
+  have_offset_ = true;  // every item of the text is at the tagged item's offset
+  JsonScalarReader<Validator> reader(ctx_, *this);
+  const bool ok = reader.Read(text);
+  replaying_ = false;
+  have_offset_ = false;
+  return ok;
 }
 
 // ---- the walk ---------------------------------------------------------------------

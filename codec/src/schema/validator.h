@@ -33,7 +33,7 @@ class Validator {
   ~Validator();
 
   void ItemStart(uint64_t offset) {
-    if (!have_offset_) {
+    if (!have_offset_ && !replaying_) {
       item_offset_ = offset;
       have_offset_ = true;
     }
@@ -226,7 +226,6 @@ class Validator {
   uint32_t extras_used_ = 0;
   std::vector<uint64_t> marks_;
   std::string canon_;
-  std::string scratch_;
   uint64_t charged_ = 0;
 
   struct ScopeEntry {
@@ -239,7 +238,8 @@ class Validator {
   // Special items.
   bool special_ = false;
   int special_depth_ = 0;
-  bool special_is_key_ = false;
+  bool replaying_ = false;      // reading a special item's JSON back (SpecialDone)
+  uint64_t replay_bignum_ = 0;  // its integer past 64 bits: the tag before the magnitude
   OutputBuffer special_out_;
   std::unique_ptr<BasicJsonWriter<false>> special_writer_;
 };

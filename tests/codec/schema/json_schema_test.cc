@@ -137,5 +137,24 @@ TEST(JsonSchema, FuzzViolationBeforeSyntaxError) {
   EXPECT_EQ(first.message, "/anyOf: 2 matches none of the 2 schemas of anyOf");
 }
 
+// fuzz_json_schema's bignum_tag_over_an_array: schema 7 of the target (a string or an
+// integer), CBOR whose bignum tags are over an array. The JSON writer drops those tags and
+// writes the array: the instance is that array, not a number.
+TEST(JsonSchema, FuzzBignumTagOverAnArray) {
+  const std::string input =
+      testing::ReadFile(std::string(ROSETTA_SOURCE_DIR) +
+                        "/tests/fuzz/regressions/fuzz_json_schema/bignum_tag_over_an_array");
+  ASSERT_EQ(static_cast<uint8_t>(input[0]), 0x5d);  // CBOR, schema 7
+  auto set = One(R"({"type":["string","integer"],"format":"date-time","minLength":2,
+                     "allOf":[{"not":{"type":"string","pattern":"Z$"}}]})");
+  ASSERT_TRUE(set);
+  const Status s = Check(*set, Format::kCbor, input.substr(1));
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.offset, 0u);
+  EXPECT_EQ(s.message, "/type: an array is not of type string, integer");
+  // A bignum over its byte string is the integer it encodes: 2^64 is an integer.
+  EXPECT_TRUE(Check(*set, Format::kCbor, std::string("\xc2\x49\x01\0\0\0\0\0\0\0\0", 11)).ok());
+}
+
 }  // namespace
 }  // namespace rosetta::codec
