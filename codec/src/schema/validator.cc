@@ -345,7 +345,6 @@ bool Validator::OnScalar(const Scalar& v) {
     }
   }
   if (frames_.empty()) {
-    done_ = true;
     slots_.clear();
     return !stopped_;
   }
@@ -671,7 +670,6 @@ bool Validator::OnEnd() {
     if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);
   }
   if (frames_.empty()) {
-    done_ = true;
     slots_.clear();
     return !stopped_;
   }
@@ -804,9 +802,8 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
       });
     if (n.has & Node::kUniqueItems) {
       std::vector<std::pair<std::string_view, uint64_t>> items;
-      const size_t marks_end = marks_.size();
-      // Each item's first mark; nested containers add marks of their own, so the items
-      // are found by walking their canonical bytes instead.
+      // The items are found by walking the array's canonical bytes (each item's extent
+      // follows from its tags and lengths).
       size_t pos = f.canon_begin + 1;
       const size_t stop = canon_.size() - 1;
       uint64_t index = 0;
@@ -833,7 +830,6 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         } while (depth > 0);
         items.emplace_back(std::string_view(canon_.data() + start, pos - start), index++);
       }
-      static_cast<void>(marks_end);
       std::sort(items.begin(), items.end());
       for (size_t i = 1; i < items.size(); ++i) {
         if (items[i].first == items[i - 1].first) {
@@ -880,7 +876,7 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
   // Annotations: which children this schema (and what it applied in place, where that
   // succeeded) evaluated; the unevaluated* keywords judge the rest.
   if (evals_[e].tracks) {
-    Extra& x = ExtraOf(evals_[e]);
+    ExtraOf(evals_[e]);  // the claims below are merged into this evaluation's
     for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
       const Eval& ch = evals_[c];
       if (!ch.valid || ch.extra == kNone) continue;
@@ -927,7 +923,6 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
       }
     }
     if (uneval != kNone) extras_[evals_[e].extra].claims_all = true;
-    static_cast<void>(x);
   }
 }
 
@@ -1020,9 +1015,7 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
   }
   if (n.has & (Node::kConst | Node::kEnum)) {
     std::string c;
-    std::string_view s;
-    Scalar sv = v;
-    Canonical(sv, &c);
+    Canonical(v, &c);
     if ((n.has & Node::kConst) && c != n.const_value)
       fail("const", [&] { return Shown(v) + " is not the constant"; });
     if (n.has & Node::kEnum) {
@@ -1034,7 +1027,6 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
         }
       if (!found) fail("enum", [&] { return Shown(v) + " is none of the enum's values"; });
     }
-    static_cast<void>(s);
     if (!ok && !committed) return false;
   }
   if (v.type == kTypeNumber && (n.has & Node::kNumeric)) {

@@ -173,7 +173,6 @@ class Validator {
   bool all_errors_;
   bool stopped_ = false;
   bool failed_ = false;
-  bool done_ = false;
 
   uint64_t item_offset_ = 0;
   bool have_offset_ = false;
