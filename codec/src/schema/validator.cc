@@ -243,7 +243,7 @@ bool Validator::Bytes(std::string_view s) {
   if (!frames_.empty() && frames_.back().expect_key)
     return ctx_.Fail(ErrorCode::kUnrepresentable, "a byte string key has no JSON Schema instance");
   // The instance is its base64url text, as the JSON writer prints it.
-  if (!StartSpecial(~uint64_t{0})) return false;
+  StartSpecial();
   return special_writer_->Bytes(s) && SpecialDone();
 }
 
@@ -259,21 +259,17 @@ bool Validator::Tag(uint64_t tag) {
       (ctx_.options.timestamps_as_text && (tag == kTagEpochTime || tag == kTagExtendedTime) &&
        !(!frames_.empty() && frames_.back().expect_key));
   if (!mapped) return true;  // the tag is dropped, its item kept
-  if (!StartSpecial(tag)) return false;
+  StartSpecial();
   return special_writer_->Tag(tag);
 }
 
-bool Validator::StartSpecial(uint64_t) {
-  if (!special_writer_) {
-    special_out_.Begin(ctx_.limits.max_string_bytes + 64, &ctx_.budget);
-    special_writer_ = std::make_unique<BasicJsonWriter<false>>(ctx_, special_out_);
-  } else {
-    special_out_.Begin(ctx_.limits.max_string_bytes + 64, &ctx_.budget);
-    special_writer_ = std::make_unique<BasicJsonWriter<false>>(ctx_, special_out_);
-  }
+// A fresh writer for each special item (a writer's state does not go back to "no item
+// yet"), made in place: no allocation; its output buffer keeps its room between items.
+void Validator::StartSpecial() {
+  special_out_.Begin(ctx_.limits.max_string_bytes + 64, &ctx_.budget);
+  special_writer_.emplace(ctx_, special_out_);
   special_ = true;
   special_depth_ = 0;
-  return true;
 }
 
 bool Validator::SpecialNull() { return special_writer_->Null() && SpecialDone(); }

@@ -2,20 +2,17 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "core/context.h"
+#include "json/json_writer.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
 #include "schema/compiled.h"
-
-namespace rosetta::codec {
-template <bool kPretty>
-class BasicJsonWriter;
-}
 
 namespace rosetta::codec::schema {
 
@@ -159,7 +156,7 @@ class Validator {
   bool SpecialBool(bool b);
   bool SpecialBegin(bool is_map);
   bool SpecialEnd(bool is_map);
-  bool StartSpecial(uint64_t tag);
+  void StartSpecial();
   bool SpecialDone();
 
   Context& ctx_;
@@ -240,7 +237,7 @@ class Validator {
   bool replaying_ = false;      // reading a special item's JSON back (SpecialDone)
   uint64_t replay_bignum_ = 0;  // its integer past 64 bits: the tag before the magnitude
   OutputBuffer special_out_;
-  std::unique_ptr<BasicJsonWriter<false>> special_writer_;
+  std::optional<JsonWriter> special_writer_;
 };
 
 }  // namespace rosetta::codec::schema
