@@ -33,6 +33,10 @@ class BasicCborWriter {
   BasicCborWriter(Context& ctx, OutputBuffer& out)
       : ctx_(ctx), out_(out), stack_(ctx), starts_(ctx), maps_(ctx), order_(ctx), copy_(ctx) {}
 
+  // A container's head holds its count: a reader that can count ahead (JsonReader) gives
+  // it, and the output streams instead of being held until the container closes.
+  static constexpr bool kHeadsWithCount = true;
+
   bool Null() { return Byte(0xf6); }
   bool Undefined() { return Byte(0xf7); }
   bool Bool(bool b) { return Byte(b ? 0xf5 : 0xf4); }

@@ -1,5 +1,7 @@
 #include "json/json_reader.h"
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -30,6 +32,54 @@ bool JsonIndex::Prepare(size_t n) {
   strings.reset(new (std::nothrow) char[cap + 2 * simdjson::SIMDJSON_PADDING]);
   capacity = strings ? cap : 0;
   return strings != nullptr;
+}
+
+uint32_t JsonIndex::CountItems(const char* b, const uint32_t* idx, uint32_t n, uint32_t max_depth) {
+  const size_t most = n / 2 + 1;
+  if (counts_capacity < most || counts_capacity > 4 * most + (size_t{1} << 16)) {
+    counts.reset(new (std::nothrow) uint32_t[most]);
+    counts_capacity = counts ? most : 0;
+    if (!counts) return 0;
+  }
+  const size_t deepest = std::min<size_t>(max_depth, most) + 1;
+  if (open_capacity < deepest || open_capacity > 4 * deepest + 1024) {
+    open.reset(new (std::nothrow) OpenContainer[deepest]);
+    open_capacity = open ? deepest : 0;
+    if (!open) return 0;
+  }
+  uint32_t* const out = counts.get();
+  OpenContainer* const stack = open.get();
+  // Most structural characters are commas, colons, quotes and scalars: a comma is counted
+  // without a branch, and only brackets branch.
+  static constexpr auto kClass = [] {
+    std::array<uint8_t, 256> t{};  // 0: other, 1: comma, 2: open, 3: close
+    t[','] = 1;
+    t['['] = t['{'] = 2;
+    t[']'] = t['}'] = 3;
+    return t;
+  }();
+  size_t depth = 0;
+  uint32_t ordinal = 0;
+  uint32_t commas = 0;  // of the innermost open container
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint8_t c = kClass[static_cast<uint8_t>(b[idx[k]])];
+    commas += c == 1;
+    if (c < 2) continue;
+    if (c == 2) {
+      // Deeper than max_depth, or more containers than closed ones can be: the reader
+      // refuses the document there.
+      if (depth + 1 >= deepest || ordinal == most) return ordinal;
+      stack[depth++] = OpenContainer{ordinal, commas, k};
+      out[ordinal++] = kNoCount;
+      commas = 0;
+    } else {
+      if (depth == 0) return ordinal;  // malformed: the reader refuses it here
+      const OpenContainer& o = stack[--depth];
+      out[o.ordinal] = o.opened + 1 == k ? 0 : commas + 1;
+      commas = o.commas;
+    }
+  }
+  return ordinal;
 }
 
 bool ReadPadded(Context& ctx, std::string_view input, size_t padding, std::string_view* padded) {

@@ -28,7 +28,35 @@ struct JsonIndex {
   size_t capacity = 0;  // the input size both are made for
   // Ready for n bytes of input: false when the memory cannot be had.
   bool Prepare(size_t n);
+
+  // The item counts of a document's containers, in the order they open (CountItems):
+  // for writers whose containers are headed by their count, so that a large document
+  // streams instead of being held until its outermost container closes. Made on first
+  // use, for `capacity` (a container takes at least two structural characters).
+  std::unique_ptr<uint32_t[]> counts;
+  size_t counts_capacity = 0;
+  struct OpenContainer {
+    uint32_t ordinal;  // its place in `counts`
+    uint32_t commas;   // the innermost container's commas so far, saved while a child is open
+    uint32_t opened;   // the index of its opening bracket's structural character
+  };
+  std::unique_ptr<OpenContainer[]> open;
+  size_t open_capacity = 0;
+  // Counts the items of every container of the n structural characters at idx over b, up
+  // to depth max_depth: returns how many containers were counted (those after the first
+  // container deeper than max_depth are not). A container still open at the end (the
+  // document is cut short) gets kNoCount. The grammar is not checked here: on a malformed
+  // document the counts are meaningless, and the reader refuses it before any container
+  // whose count was wrong closes.
+  static constexpr uint32_t kNoCount = ~uint32_t{0};
+  uint32_t CountItems(const char* b, const uint32_t* idx, uint32_t n, uint32_t max_depth);
 };
+
+// Documents from this size on have their containers counted before they are read, for
+// writers that head containers with their count (CBOR, MessagePack): their output then
+// streams in OutputBuffer's chunks. A smaller document's output is held until its root
+// closes, which costs no more memory than the document.
+inline constexpr size_t kCountItemsFrom = size_t{1} << 20;
 JsonIndex& ThreadJsonIndex();
 
 // The JSON reader needs simdjson's padding after the input: `input` itself when
@@ -124,6 +152,9 @@ class JsonReader {
   // The sink is told where each item starts (sink.h, ItemStart): the offset in the input
   // of its token's first byte (a string's opening quote, a container's '[' or '{').
   static constexpr bool kItemStarts = requires(S & sink) { sink.ItemStart(uint64_t{0}); };
+  // The sink heads a container with its item count, and holds its output until the count
+  // is known when it is not given (cbor_writer.h, msgpack_writer.h).
+  static constexpr bool kWantsCounts = requires { requires S::kHeadsWithCount; };
   bool Text(std::string_view s, bool verbatim) {
     if constexpr (kVerbatim) {
       if (verbatim) return sink_.VerbatimText(s);
@@ -146,7 +177,10 @@ class JsonReader {
   std::string_view input_;
   const char* end_ = nullptr;
   const simdjson::internal::dom_parser_implementation* impl_ = nullptr;
-  char* strings_ = nullptr;  // where the next unescaped string goes
+  char* strings_ = nullptr;           // where the next unescaped string goes
+  const uint32_t* counts_ = nullptr;  // JsonIndex::CountItems's, when made
+  uint32_t counted_ = 0;              // how many containers counts_ holds
+  uint32_t opened_ = 0;               // containers opened so far
 };
 
 template <Sink S>
@@ -237,10 +271,11 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
     // simdjson's own one-pass decimal parser (the one its On-Demand API compiles in):
     // strict RFC 8259 grammar, exact (Eisel-Lemire, then a slow path), refusing what is
     // malformed or past DBL_MAX, which ScanJsonNumber then reports. Stopped at e, it has
-    // read the whole extent when it succeeds (no byte in it ends a number). Not for an
-    // integer part of 0: simdjson 3.0.1 counts the digits of 0.ddd... wrongly and takes
-    // more than 19 of them as exact (0.12345789018446744073709551615 comes out wrong).
-    if ((*q == '.' || *q == 'e' || *q == 'E') && *digits != '0' &&
+    // read the whole extent when it succeeds (no byte in it ends a number). For an
+    // integer part of 0 only when the number has at most 19 digits in all (20 bytes):
+    // simdjson 3.0.1 counts the digits of 0.ddd... wrongly and takes more than 19 of them
+    // as exact (0.12345789018446744073709551615 comes out wrong); up to 19 they are.
+    if ((*q == '.' || *q == 'e' || *q == 'E') && (*digits != '0' || e - p <= 20) &&
         static_cast<unsigned>(e[-1] - '0') < 10) {
       double d;
       if (!simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::parse_double(
@@ -266,6 +301,7 @@ template <Sink S>
 bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   input_ = input;
   end_ = input.data() + input.size();
+  counted_ = opened_ = 0;
   size_t start = 0;
   while (start < input.size() && json_detail::IsSpace(input[start])) ++start;
   if (start == input.size() || (input[start] != '[' && input[start] != '{')) {
@@ -298,6 +334,17 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   const uint32_t* const idx = index.impl->structural_indexes.get();
   const uint32_t n = index.impl->n_structural_indexes;
   const char* const b = input.data();
+  if constexpr (kWantsCounts) {
+    if (input.size() >= kCountItemsFrom) {
+      counted_ = index.CountItems(b, idx, n, ctx_.limits.max_depth);
+      counts_ = index.counts.get();
+      if (!ctx_.budget.Charge(uint64_t{counted_} * sizeof(uint32_t))) [[unlikely]] {
+        ctx_.BudgetExceeded(uint64_t{counted_} * sizeof(uint32_t));
+        st_.Locate(0);
+        return false;
+      }
+    }
+  }
   const Limits& limits = ctx_.limits;
   // Where the token after token k starts (the end of the input after the last one).
   auto next_token = [&](uint32_t k) { return k + 1 < n ? b + idx[k + 1] : end_; };
@@ -322,8 +369,13 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
           return FailAt(at);
         }
         if constexpr (kItemStarts) sink_.ItemStart(at);
-        if (!(is_map ? sink_.BeginMap(kUnknownLength) : sink_.BeginArray(kUnknownLength)))
-            [[unlikely]] {
+        uint64_t count = kUnknownLength;
+        if constexpr (kWantsCounts) {
+          if (opened_ < counted_ && counts_[opened_] != JsonIndex::kNoCount)
+            count = counts_[opened_];
+          ++opened_;
+        }
+        if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) [[unlikely]] {
           st_.Close();  // the error's path is the container's own
           return FailAt(at);
         }

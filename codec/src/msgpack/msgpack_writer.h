@@ -23,6 +23,10 @@ class MsgpackWriter {
  public:
   MsgpackWriter(Context& ctx, OutputBuffer& out) : ctx_(ctx), out_(out), stack_(ctx) {}
 
+  // A container's head holds its count: a reader that can count ahead (JsonReader) gives
+  // it, and the output streams instead of being held until the container closes.
+  static constexpr bool kHeadsWithCount = true;
+
   bool Null() {
     if (special_) [[unlikely]]
       return Special(kNull, 0);

@@ -169,5 +169,76 @@ TEST(JsonIndexReader, MutatedDocumentsReadAsTheScalarReaderReadsThem) {
   EXPECT_LT(accepted, compared / 2);      // and refuse most mutations
 }
 
+// A document of kCountItemsFrom bytes or more has its containers counted ahead
+// (JsonIndex::CountItems) for writers that head a container with its count, and its output
+// streams; the scalar reader gives no counts, so those writers hold the output until each
+// container closes and fill its count in then. Both must give the same bytes, or the same
+// error. Large corpus documents, a made-up one with containers of every head size (0, 23,
+// 24, 255, 256, 65,535 and 65,536 items), empty ones and deep nesting, and mutations of
+// both at random places (the counts of a malformed document are wrong past the damage).
+template <class Writer>
+::testing::AssertionResult LargeAgree(const std::string& json, const Limits& limits,
+                                      const MappingOptions& options, bool* accepted) {
+  const std::string buffer = json + std::string(kInputPadding, ' ');
+  const std::string_view input(buffer.data(), json.size());
+  const auto a = testing::ReadJsonInto<Writer>(true, input, limits, options, true);
+  const auto b = testing::ReadJsonInto<Writer>(false, input, limits, options, true);
+  if (!testing::SameOutcome(a, b)) {
+    return ::testing::AssertionFailure()
+           << "indexed: " << (a.ok ? "ok" : a.status.ToString() + " path " + a.status.path)
+           << "\nscalar:  " << (b.ok ? "ok" : b.status.ToString() + " path " + b.status.path)
+           << "\noutputs equal: " << (a.output == b.output);
+  }
+  // Counted ahead, the output streamed through a small buffer; the scalar reader's
+  // buffer held the whole of it.
+  if (a.ok && a.buffer_capacity > 64 * 1024) {
+    return ::testing::AssertionFailure() << "the output buffer grew to " << a.buffer_capacity;
+  }
+  *accepted = a.ok;
+  return ::testing::AssertionSuccess();
+}
+
+std::string ContainersOfEveryHeadSize() {
+  std::string doc = "{\"empty\":[[],{},[[]],{\"a\":{}}],\"deep\":";
+  for (int i = 0; i < 100; ++i) doc += i % 2 ? "{\"d\":" : "[";
+  doc += "0";
+  for (int i = 99; i >= 0; --i) doc += i % 2 ? "}" : "]";
+  for (const int n : {0, 1, 23, 24, 255, 256, 65535, 65536}) {
+    doc += ",\"a" + std::to_string(n) + "\":[";
+    for (int i = 0; i < n; ++i) doc += (i ? ",[" : "[") + std::to_string(i % 7) + "]";
+    doc += "],\"m" + std::to_string(n) + "\":{";
+    for (int i = 0; i < n; ++i)
+      doc += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":{\"v\":[" + std::to_string(i) + "]}";
+    doc += "}";
+  }
+  return doc + "}";
+}
+
+TEST(JsonIndexReader, LargeDocumentsCountedAheadReadAsTheScalarReaderReadsThem) {
+  std::vector<std::string> docs = {ContainersOfEveryHeadSize(), Corpus("citm_catalog"),
+                                   Corpus("canada"), Corpus("gsoc-2018")};
+  for (const std::string& doc : docs) ASSERT_GE(doc.size(), kCountItemsFrom);
+  MappingOptions allow;
+  allow.allow_duplicate_keys = true;
+  Limits shallow;
+  shallow.max_depth = 20;  // the made-up document nests 100 deep
+  std::mt19937_64 rng(20261202);
+  int compared = 0, accepted = 0;
+  for (int i = 0; i < 48; ++i) {
+    const std::string& seed = docs[i % docs.size()];
+    const std::string json = i < 4 ? seed : Mutate(seed, rng);
+    const Limits limits = i % 6 == 5 ? shallow : Limits{};
+    bool ok_cbor = false, ok_msgpack = false;
+    ASSERT_TRUE(LargeAgree<CborWriter>(json, limits, allow, &ok_cbor)) << "case " << i;
+    ASSERT_TRUE(LargeAgree<MsgpackWriter>(json, limits, allow, &ok_msgpack)) << "case " << i;
+    EXPECT_EQ(ok_cbor, ok_msgpack) << "case " << i;
+    ++compared;
+    accepted += ok_cbor;
+  }
+  EXPECT_EQ(compared, 48);
+  EXPECT_GE(accepted, 4);  // every seed, and whichever mutations stay valid
+  EXPECT_LT(accepted, 40);
+}
+
 }  // namespace
 }  // namespace rosetta::codec

@@ -2,9 +2,12 @@
 // roots and the exact location of errors): every error the JSON reader reports, with its
 // code, byte offset and JSON Pointer path; exact integers; nesting and duplicate keys at
 // scale. Offsets are counted by hand from the inputs (RFC 8259).
+#include <bit>
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -244,6 +247,62 @@ TEST(JsonReaderNumbers, DecimalsOfMoreThan19DigitsAreCorrectlyRounded) {
   EXPECT_OUTPUT(JsonToCbor("[-0.000000012345678901234567890123]"), "81fbbe4a831bd731a289");
   EXPECT_OUTPUT(JsonToCbor("[1.2345678901234567890123e-5]"), "81fb3ee9e409302678ba");
   EXPECT_OUTPUT(JsonToCbor("[98765.432109876543210987654321]"), "81fb40f81cd6e9ec0bc1");
+}
+
+// Decimals with an integer part of 0 and at most 19 digits in all go to simdjson's decimal
+// parser (json_reader.h Number); longer ones do not. Random ones of every length, sign and
+// exponent, against glibc's strtod (correctly rounded), one array each.
+struct DoubleCapture {
+  std::vector<double> doubles;
+  bool Null() { return false; }
+  bool Undefined() { return false; }
+  bool Bool(bool) { return false; }
+  bool Simple(uint8_t) { return false; }
+  bool Uint(uint64_t v) { return doubles.push_back(static_cast<double>(v)), true; }
+  bool NegInt(uint64_t v) { return doubles.push_back(-1.0 - static_cast<double>(v)), true; }
+  bool Double(double d) { return doubles.push_back(d), true; }
+  bool Text(std::string_view) { return false; }
+  bool Bytes(std::string_view) { return false; }
+  bool BeginArray(uint64_t) { return true; }
+  bool EndArray() { return true; }
+  bool BeginMap(uint64_t) { return false; }
+  bool EndMap() { return false; }
+  bool Tag(uint64_t) { return false; }
+};
+
+TEST(JsonReaderNumbers, DecimalsBelowOneOfUpTo22DigitsAgreeWithStrtod) {
+  std::mt19937_64 rng(20261202);
+  std::string json = "[";
+  std::vector<std::string> texts;
+  for (int i = 0; i < 200000; ++i) {
+    std::string t = rng() % 2 ? "-0." : "0.";
+    const int zeros = static_cast<int>(rng() % 4);  // 0.000ddd
+    t.append(zeros, '0');
+    const int digits = 1 + static_cast<int>(rng() % 21);
+    for (int d = 0; d < digits; ++d) t += static_cast<char>('0' + rng() % 10);
+    if (rng() % 4 == 0) t += (rng() % 2 ? "e-" : "E+") + std::to_string(rng() % 30);
+    json += (i ? "," : "") + t;
+    texts.push_back(std::move(t));
+  }
+  json += "]";
+  const std::string buffer = json + std::string(kInputPadding, ' ');
+  const Limits limits;
+  const MappingOptions options;
+  Context ctx(limits, options);
+  DoubleCapture capture;
+  ASSERT_TRUE(JsonReader<DoubleCapture>(ctx, capture)
+                  .Read(std::string_view(buffer.data(), json.size()), kInputPadding))
+      << ctx.status.ToString();
+  ASSERT_EQ(capture.doubles.size(), texts.size());
+  int short_ones = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const double expected = std::strtod(texts[i].c_str(), nullptr);
+    ASSERT_EQ(std::bit_cast<uint64_t>(capture.doubles[i]), std::bit_cast<uint64_t>(expected))
+        << texts[i];
+    short_ones += texts[i].size() <= 20;
+  }
+  EXPECT_GT(short_ones, 50000);  // both paths are taken
+  EXPECT_LT(short_ones, 150000);
 }
 
 // json_detail::EightDigits, the reader's eight-digits-at-once step, against the digits
