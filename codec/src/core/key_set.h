@@ -79,7 +79,9 @@ class KeySet {
   }
 
  private:
-  static constexpr uint32_t kLinearKeys = 8;
+  // Up to 16 keys the linear scan costs fewer instructions than hashing every key (a log
+  // record of 15 fields: 10% fewer for a MessagePack sequence to JSON Lines).
+  static constexpr uint32_t kLinearKeys = 16;
   struct Entry {
     uint64_t hash;  // the key's fingerprint while its map is linear, its hash once hashed
     const char* data;

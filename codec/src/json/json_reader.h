@@ -14,6 +14,7 @@
 #include "json/json_scalar_reader.h"
 #include "memory/scratch.h"
 #include "rosetta/codec/sink.h"
+#include "text/decimal.h"
 
 namespace rosetta::codec {
 
@@ -90,11 +91,7 @@ inline bool HasBackslash(const char* p, size_t n) {
 
 // When the 8 bytes at p are all digits, their value (p[0] the most significant): the
 // multiply-and-shift reduction of one 64-bit word, pairs, then fours, then the eight.
-inline bool EightDigits(const char* p, uint64_t* v) {
-  static_assert(std::endian::native == std::endian::little,
-                "digits are found by their place in a little-endian word");
-  uint64_t w;
-  std::memcpy(&w, p, 8);
+inline bool EightDigitsWord(uint64_t w, uint64_t* v) {
   // Every byte in '0'..'9': its high nibble is 3, and adding 6 keeps it 3.
   if (((w & 0xF0F0F0F0F0F0F0F0ull) |
        (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) != 0x3333333333333333ull) {
@@ -105,6 +102,39 @@ inline bool EightDigits(const char* p, uint64_t* v) {
   w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;  // fours
   *v = (w * 10000 + (w >> 32)) & 0xFFFFFFFFull;       // the eight
   return true;
+}
+inline bool EightDigits(const char* p, uint64_t* v) {
+  static_assert(std::endian::native == std::endian::little,
+                "digits are found by their place in a little-endian word");
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  return EightDigitsWord(w, v);
+}
+// The same for the r (1..7) bytes at p (the 8 at p must be readable): they are moved to
+// the word's low-order end and '0's put before them.
+inline bool FewDigits(const char* p, size_t r, uint64_t* v) {
+  uint64_t w;
+  std::memcpy(&w, p, 8);
+  const unsigned shift = static_cast<unsigned>(8 * (8 - r));
+  return EightDigitsWord((w << shift) | (0x3030303030303030ull >> (64 - shift)), v);
+}
+
+// Whether the decimal with integer digits [digits, digits + nd) (no leading zero unless
+// it is "0") and fraction [f, e) (digits only, checked by the caller) is exactly the text
+// JsonWriter writes for the double it reads as: the fraction does not end in 0, there
+// are at most 15 significant digits, and fixed notation is what to_chars chooses (double_text.h
+// WriteShortestDouble: the shorter, fixed on a tie). At most 15 significant digits read
+// back from any double to themselves (DBL_DIG), so no shorter digits read as the same
+// double; with a nonzero integer part, scientific notation is 4 bytes longer; for 0.ddd,
+// fixed is no longer while at most 2 zeros (3 with two or more digits) follow the point.
+inline bool IsShortestFixed(const char* digits, size_t nd, const char* f, const char* e) {
+  const size_t m = static_cast<size_t>(e - f);
+  if (m == 0 || m > 15 || e[-1] == '0') return false;
+  if (*digits != '0') return nd + m <= 15;
+  size_t zeros = 0;
+  while (f[zeros] == '0') ++zeros;  // stops at the last digit, which is not 0
+  const size_t k = m - zeros;
+  return zeros <= (k > 1 ? 3u : 2u);
 }
 
 }  // namespace json_detail
@@ -148,6 +178,7 @@ class JsonReader {
   static constexpr bool kVerbatim = requires(S & sink, std::string_view v) {
     sink.VerbatimText(v);
     sink.VerbatimInteger(v, uint64_t{0}, false);
+    sink.VerbatimDecimal(v);
   };
   // The sink is told where each item starts (sink.h, ItemStart): the offset in the input
   // of its token's first byte (a string's opening quote, a container's '[' or '{').
@@ -267,6 +298,42 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
       // "-0" is the integer 0, as ScanJsonNumber reads it.
       const bool ok = !negative || v == 0 ? sink_.Uint(v) : sink_.NegInt(v - 1);
       return ok || FailAt(at);
+    }
+    // A decimal without an exponent, of at most 19 digits in all (its digits are then
+    // one exact 64-bit significand): the fraction's digits eight at a time, then
+    // simdjson's exact significand-and-power step (Clinger's fast path, Eisel-Lemire),
+    // which declines only what needs the slow path below.
+    const char* const f = q + 1;
+    const size_t m = static_cast<size_t>(e - f);
+    if (*q == '.' && m - 1 < 19 - nd) {
+      uint64_t s = v, w;
+      const char* c = f;
+      bool digits_only = true;
+      for (; e - c >= 8; c += 8) {
+        if (!json_detail::EightDigits(c, &w)) {
+          digits_only = false;
+          break;
+        }
+        s = s * 100000000 + w;
+      }
+      if (digits_only && c < e) {  // the last 1..7 digits, read to the padding's side
+        digits_only = json_detail::FewDigits(c, static_cast<size_t>(e - c), &w);
+        s = s * kPowersOf10[e - c] + w;
+      }
+      if (digits_only) {
+        if constexpr (kVerbatim) {
+          if (json_detail::IsShortestFixed(digits, nd, f, e)) {
+            if constexpr (kItemStarts) sink_.ItemStart(at);
+            return sink_.VerbatimDecimal({p, static_cast<size_t>(e - p)}) || FailAt(at);
+          }
+        }
+        double d;
+        if (simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::compute_float_64(
+                -static_cast<int64_t>(m), s, negative, d)) [[likely]] {
+          if constexpr (kItemStarts) sink_.ItemStart(at);
+          return sink_.Double(d) || FailAt(at);
+        }
+      }
     }
     // simdjson's own one-pass decimal parser (the one its On-Demand API compiles in):
     // strict RFC 8259 grammar, exact (Eisel-Lemire, then a slow path), refusing what is

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <limits>
 #include <string>
 #include <vector>
@@ -33,6 +34,14 @@ bool BasicJsonWriter<kPretty>::DoubleExact(double d) {
   Prefix();
   out_.Append(buf, size);
   return true;
+}
+
+template <bool kPretty>
+bool BasicJsonWriter<kPretty>::DecimalAsDouble(std::string_view text) {
+  double d = 0;
+  // libstdc++'s from_chars reads decimals exactly (correctly rounded).
+  std::from_chars(text.data(), text.data() + text.size(), d);
+  return Double(d);
 }
 
 template <bool kPretty>

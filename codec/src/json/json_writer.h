@@ -97,6 +97,17 @@ class BasicJsonWriter {
     out_.Append(text.data(), text.size());
     return true;
   }
+  // A decimal the JSON reader has checked is the text DoubleItem would write for it
+  // (json_reader.h IsShortestFixed): written as it is, without reading it as a double.
+  bool VerbatimDecimal(std::string_view text) {
+    if (special_ || AtKey()) [[unlikely]]
+      return DecimalAsDouble(text);
+    if (!Lead()) return false;
+    if (!Room(text.size() + 1, Sep() + text.size())) return false;
+    Prefix();
+    out_.Append(text.data(), text.size());
+    return true;
+  }
   bool Bytes(std::string_view s) {
     if (special_) [[unlikely]]
       return SpecialBytes(s);
@@ -145,6 +156,8 @@ class BasicJsonWriter {
   // Double() where the 32-byte bound does not fit: the text is made aside (the double
   // writer uses up to 24 bytes of scratch) and copied in if its exact size fits.
   [[gnu::cold]] bool DoubleExact(double d);
+  // VerbatimDecimal where the decimal is not written as it is: read as a double.
+  [[gnu::cold]] bool DecimalAsDouble(std::string_view text);
   [[gnu::cold]] bool FloatExact(float f);
   [[gnu::cold]] bool IntegerRoom(uint64_t v, bool negative, bool key);
   [[gnu::cold]] bool OutputFull();

@@ -7,6 +7,7 @@
 // are told nothing). "?:EVENT" would be an item event with no ItemStart before it, "!twice"
 // two ItemStarts with no event between them, "!dangling" one left over at the end.
 #include <charconv>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -94,6 +95,10 @@ class VerbatimRecorder : public Recorder {
     ++verbatim;
     return negative ? NegInt(v) : Uint(v);
   }
+  bool VerbatimDecimal(std::string_view text) {
+    ++verbatim;
+    return Double(std::strtod(std::string(text).c_str(), nullptr));
+  }
   int verbatim = 0;
 };
 
@@ -174,9 +179,9 @@ TEST(ItemStartJson, NestedDocumentWithWhitespaceEscapesAndEveryNumberShape) {
 
 TEST(ItemStartJson, VerbatimEventsAreToldToo) {
   int verbatim = 0;
-  EXPECT_EQ(ReadJson<VerbatimRecorder>("[\"ab\", -17, {\"k\": 5}]", true, &verbatim),
-            "0:[_ 1:\"ab\" 7:-17 12:{_ 13:\"k\" 18:5 } ]");
-  EXPECT_EQ(verbatim, 4);  // "ab", -17, "k", 5
+  EXPECT_EQ(ReadJson<VerbatimRecorder>("[\"ab\", -17, {\"k\": 5}, 2.5]", true, &verbatim),
+            "0:[_ 1:\"ab\" 7:-17 12:{_ 13:\"k\" 18:5 } 22:d2.5 ]");
+  EXPECT_EQ(verbatim, 5);  // "ab", -17, "k", 5, 2.5
 }
 
 TEST(ItemStartJson, ArraysAndMapsAtEveryDepth) {

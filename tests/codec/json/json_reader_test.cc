@@ -3,6 +3,7 @@
 // code, byte offset and JSON Pointer path; exact integers; nesting and duplicate keys at
 // scale. Offsets are counted by hand from the inputs (RFC 8259).
 #include <bit>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -303,6 +304,54 @@ TEST(JsonReaderNumbers, DecimalsBelowOneOfUpTo22DigitsAgreeWithStrtod) {
   }
   EXPECT_GT(short_ones, 50000);  // both paths are taken
   EXPECT_LT(short_ones, 150000);
+}
+
+// JSON -> JSON writes a decimal of at most 15 significant digits in the layout to_chars
+// gives it as it is (json_reader.h IsShortestFixed), and every other decimal as the
+// shortest text of its double: random decimals of every shape (trailing zeros, leading
+// zeros after the point, 1..20 digits, exponents), against libstdc++'s strtod + to_chars.
+TEST(JsonReaderNumbers, DecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
+  std::mt19937_64 rng(15);
+  std::string json = "[", expected = "[";
+  int verbatim_shaped = 0;
+  for (int i = 0; i < 100000; ++i) {
+    std::string t = rng() % 3 == 0 ? "-" : "";
+    const int whole = static_cast<int>(rng() % 9);  // 0: "0."
+    if (whole == 0) {
+      t += "0.";
+      t.append(rng() % 6, '0');
+    } else {
+      t += static_cast<char>('1' + rng() % 9);
+      for (int d = 1; d < whole; ++d) t += static_cast<char>('0' + rng() % 10);
+      t += '.';
+    }
+    const int digits = 1 + static_cast<int>(rng() % 14);
+    for (int d = 0; d < digits; ++d) t += static_cast<char>('0' + rng() % 10);
+    if (rng() % 8 == 0) t += '0';  // a trailing zero
+    if (rng() % 10 == 0) {         // an exponent
+      t += 'e';
+      t += std::to_string(rng() % 40);
+    }
+    const double d = std::strtod(t.c_str(), nullptr);
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, d);
+    std::string shortest(buf, r.ptr);
+    if (shortest.find_first_of(".e") == std::string::npos) shortest += ".0";
+    verbatim_shaped += shortest == t;
+    if (i != 0) {
+      json += ',';
+      expected += ',';
+    }
+    json += t;
+    expected += shortest;
+  }
+  json += "]";
+  expected += "]";
+  const Result r = RunTranscode(Format::kJson, Format::kJson, json);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.out, expected);
+  EXPECT_GT(verbatim_shaped, 20000);  // both kinds are many
+  EXPECT_LT(verbatim_shaped, 80000);
 }
 
 // json_detail::EightDigits, the reader's eight-digits-at-once step, against the digits
