@@ -248,10 +248,22 @@ def main():
 
     # Warm-up, then the rounds. Every run starts without its output file: the previous one is
     # removed after each run, so no run replaces an older file and dirty pages do not pile up.
+    # Then sync(2), outside the timing: no run starts while the kernel's flusher threads still
+    # write back an earlier run's output (a 1 GiB sequence's) on the same 2 cores.
     def clean(r):
         for a in r.argv:
             if a.startswith(out + os.sep) and os.path.exists(a):
                 os.remove(a)
+        os.sync()
+
+    # The page cache of this VM does not keep files for long (minutes after a run, a 28 MB
+    # input is found with none of its pages cached), so each run's input is read through
+    # once just before it, outside the timing: every run starts with its input cached.
+    def warm(r):
+        if r.input and os.path.exists(r.input):
+            with open(r.input, 'rb', buffering=0) as f:
+                while f.read(16 << 20):
+                    pass
 
     live = [r for r in rows if not r.error]
     for r in live:
@@ -264,6 +276,7 @@ def main():
     raw.write('round\trow\tseconds\tmaxrss_bytes\tcpu_seconds\n')
     for i in range(args.runs):
         for r in live[i % len(live):] + live[:i % len(live)]:
+            warm(r)
             seconds, rss, code, message, cpu = run(peers, r.argv, r.input if r.pipe else None)
             clean(r)
             if code != 0:
@@ -338,7 +351,7 @@ def main():
         commit += ' + %d uncommitted codec/ files' % dirty
     cpu = next((l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')), '?')
     p('Run %s on %d x %s, commit %s (working tree); rosetta: `%s`; load average %s after. Medians of %d runs (wall time of the whole '
-      'process, warm page cache), rounds rotating through the rows; MB/s = 10^6 bytes of input per second; '
+      'process; its input read through just before it, so that it is in the page cache; each run writes a new output file, after sync(2)), rounds rotating through the rows; MB/s = 10^6 bytes of input per second; '
       'RSS = the process\'s peak resident set (wait4 ru_maxrss), in MiB.' % (
           time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()), os.cpu_count(), cpu, commit, rel(rosetta),
           ' '.join(open('/proc/loadavg').read().split()[:3]), args.runs))

@@ -516,6 +516,58 @@ SeqOut Seq(Format from, Format to, std::string_view type, std::string data, size
   return o;
 }
 
+// Fixed into fixed checks every record's bool bytes (all OR-ed together first,
+// fixed_transcode.cc): 1,000 records read at once, each record's bool 0 or 1, then one bad
+// byte (and a later one) in a different record each time, reported at the first.
+TEST(FixedSequence, ABadBoolInAnyOfManyRecordsIsFoundAtItsOffset) {
+  constexpr size_t kSize = 17, kRecords = 1000;
+  std::string records;
+  for (size_t k = 0; k < kRecords; ++k) {
+    records += Hex("07000000 0000ac41 00 0000000000000000");
+    records[k * kSize + 8] = static_cast<char>(k % 2);
+  }
+  auto run = [](const std::string& data) {
+    SeqOut o;
+    Piecewise in{data, data.size()};
+    SequenceRequest r;
+    r.record.from = Format::kFixed;
+    r.record.to = Format::kFixed;
+    r.record.schema = &TheSchema();
+    r.record.message_type = kSample;
+    r.read = &Piecewise::Read;
+    r.read_arg = &in;
+    r.read_bytes = size_t{1} << 20;
+    r.on_error = [](void* arg, const Status& s) { static_cast<SeqOut*>(arg)->errors.push_back(s); };
+    r.error_arg = &o;
+    OutputBuffer out;
+    RunSequence(r, out, &o.progress);
+    o.out = std::string(out.view());
+    return o;
+  };
+  const SeqOut same = run(records);
+  EXPECT_TRUE(same.errors.empty());
+  EXPECT_EQ(same.out, records);
+  int found = 0;
+  for (const size_t bad : {size_t{0}, size_t{1}, size_t{499}, kRecords - 1}) {
+    for (const int byte : {2, 0x80, 0xff}) {
+      std::string broken = records;
+      broken[bad * kSize + 8] = static_cast<char>(byte);
+      broken[(kRecords - 1 - bad) * kSize + 8] = static_cast<char>(byte == 2 ? 3 : 2);
+      const size_t first = std::min(bad, kRecords - 1 - bad);
+      const SeqOut o = run(broken);
+      ASSERT_EQ(o.errors.size(), 1u) << bad << " " << byte;
+      EXPECT_EQ(o.errors[0].code, ErrorCode::kSchemaMismatch);
+      EXPECT_EQ(o.errors[0].offset, first * kSize + 8) << bad << " " << byte;
+      std::string path = "/";
+      path += std::to_string(first);
+      path += "/ok";
+      EXPECT_EQ(o.errors[0].path, path);
+      found += o.errors[0].code == ErrorCode::kSchemaMismatch;
+    }
+  }
+  EXPECT_EQ(found, 12);
+}
+
 TEST(FixedSequence, RecordsBackToBackSplitAnywhere) {
   std::mt19937_64 rng(7);
   std::string records, lines;
