@@ -26,13 +26,46 @@ bool FixedWriter::OutputFull() {
   return ctx_.BudgetExceeded(out_.capacity());
 }
 
+namespace {
+
+// a == b for the short names of fields and enum values: the bytes compared as one or two
+// overlapping words (nothing outside either view is read), not through a call to memcmp.
+inline bool SameName(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  if (n >= 8 && n <= 16) {
+    uint64_t a0, a1, b0, b1;
+    std::memcpy(&a0, p, 8);
+    std::memcpy(&a1, p + n - 8, 8);
+    std::memcpy(&b0, q, 8);
+    std::memcpy(&b1, q + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, p, 4);
+    std::memcpy(&a1, p + n - 4, 4);
+    std::memcpy(&b0, q, 4);
+    std::memcpy(&b1, q + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n < 4) return n == 0 || (p[0] == q[0] && p[n / 2] == q[n / 2] && p[n - 1] == q[n - 1]);
+  return std::memcmp(p, q, n) == 0;
+}
+
+}  // namespace
+
 const FixedStep* FixedWriter::Member(Level& level, std::string_view key) {
   const FixedStep* steps = layout_.steps.data();
   const uint32_t end = steps[level.begin].end;
   auto after = [&](uint32_t i) {
     return steps[i].kind == FixedKind::kBegin ? steps[i].end + 1 : i + 1;
   };
-  auto matches = [&](const FixedStep& s) { return s.key == key || s.field->name == key; };
+  auto matches = [&](const FixedStep& s) {
+    return SameName(s.key, key) || SameName(s.field->name, key);
+  };
   if (level.next < end && matches(steps[level.next])) [[likely]] {
     const uint32_t i = level.next;
     level.next = after(i);
@@ -276,12 +309,22 @@ bool FixedWriter::Store(const FixedStep& s, const Ev& ev) {
     case FixedKind::kEnum: {
       int32_t number;
       if (ev.kind == Ev::kText) {
-        const auto* value = s.enum_info->descriptor->FindValueByName(std::string(ev.s));
-        if (value == nullptr) {
-          return Mismatch("\"" + std::string(ev.s) + "\" is not a value of enum " +
-                          s.enum_info->descriptor->full_name());
+        // The names the layout keeps (one per number) first; an alias, or an enum whose
+        // numbers are too spread out for that table, in the descriptor.
+        size_t i = 0;
+        while (i < s.enum_names.size() &&
+               (s.enum_names[i].empty() || !SameName(s.enum_names[i], ev.s)))
+          ++i;
+        if (i < s.enum_names.size()) {
+          number = static_cast<int32_t>(int64_t{s.enum_min} + static_cast<int64_t>(i));
+        } else {
+          const auto* value = s.enum_info->descriptor->FindValueByName(std::string(ev.s));
+          if (value == nullptr) {
+            return Mismatch("\"" + std::string(ev.s) + "\" is not a value of enum " +
+                            s.enum_info->descriptor->full_name());
+          }
+          number = value->number();
         }
-        number = value->number();
       } else {
         if (!Integer(s, ev, INT32_MIN, INT32_MAX, &raw)) return false;
         number = static_cast<int32_t>(static_cast<uint32_t>(raw));
