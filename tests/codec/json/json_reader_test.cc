@@ -5,6 +5,8 @@
 #include <bit>
 #include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -352,6 +354,65 @@ TEST(JsonReaderNumbers, DecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
   EXPECT_EQ(r.out, expected);
   EXPECT_GT(verbatim_shaped, 20000);  // both kinds are many
   EXPECT_LT(verbatim_shaped, 80000);
+}
+
+// Decimals of 16 and 17 digits, as %.17g prints doubles (canada.json's coordinates): the
+// text JSON -> JSON writes must be to_chars's shortest for the double. Short values
+// printed long, random long ones, and nines that carry when rounded.
+TEST(JsonReaderNumbers, LongDecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
+  std::mt19937_64 rng(17);
+  std::string json = "[", expected = "[";
+  int rounded = 0;
+  for (int i = 0; i < 100000; ++i) {
+    char t[64];
+    const int shape = static_cast<int>(rng() % 4);
+    const double sign = rng() % 2 ? -1.0 : 1.0;
+    if (shape == 0) {  // a value of few decimals, printed with 17 digits
+      const double v = static_cast<double>(rng() % 400000000) / 1e6 * sign;
+      std::snprintf(t, sizeof t, "%.17g", v);
+    } else if (shape == 1) {  // random digits, 16 or 17 of them
+      const int whole = 1 + static_cast<int>(rng() % 14);
+      const int all = 16 + static_cast<int>(rng() % 2);
+      std::string d = sign < 0 ? "-" : "";
+      d += static_cast<char>('1' + rng() % 9);
+      for (int k = 1; k < all; ++k) {
+        if (k == whole) d += '.';
+        d += static_cast<char>('0' + rng() % 10);
+      }
+      std::snprintf(t, sizeof t, "%s", d.c_str());
+    } else if (shape == 2) {  // nines that carry: 12.3999999999999999, 99.99999999999999
+      const int whole = 1 + static_cast<int>(rng() % 4);
+      std::string d = sign < 0 ? "-" : "";
+      for (int k = 0; k < 17; ++k) {
+        if (k == whole) d += '.';
+        d += k < static_cast<int>(rng() % 6) ? static_cast<char>('1' + rng() % 8) : '9';
+      }
+      std::snprintf(t, sizeof t, "%s", d.c_str());
+    } else {  // a random double
+      std::snprintf(t, sizeof t, "%.17g", std::ldexp(static_cast<double>(rng() >> 11), -40) * sign);
+    }
+    const std::string text(t);
+    if (text.find_first_of(".") == std::string::npos || text.find('e') != std::string::npos)
+      continue;
+    const double d = std::strtod(t, nullptr);
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, d);
+    std::string shortest(buf, r.ptr);
+    if (shortest.find_first_of(".e") == std::string::npos) shortest += ".0";
+    rounded += shortest.size() < text.size();
+    if (json.size() > 1) {
+      json += ',';
+      expected += ',';
+    }
+    json += text;
+    expected += shortest;
+  }
+  json += "]";
+  expected += "]";
+  const Result r = RunTranscode(Format::kJson, Format::kJson, json);
+  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(r.out, expected);
+  EXPECT_GT(rounded, 20000);  // many are written shorter than they came
 }
 
 // json_detail::EightDigits, the reader's eight-digits-at-once step, against the digits
