@@ -9,6 +9,7 @@
 #include "fixed/fixed_encoder.h"
 
 #include <google/protobuf/descriptor.h>
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -231,6 +232,22 @@ FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
   }
   e.tail = literal;
   e.max_bytes += e.tail.size() + 16 + 1;  // and a newline
+  const bool floats_only = std::all_of(e.steps.begin(), e.steps.end(), [](const EncodeStep& st) {
+    return st.kind == FixedKind::kBegin || st.kind == FixedKind::kFloat;
+  });
+  if (format != kJson && floats_only) {
+    for (const EncodeStep& st : e.steps) {
+      e.image.append(st.prefix, st.prefix_len);
+      if (st.kind != FixedKind::kFloat) continue;
+      e.image += static_cast<char>(format == kCbor ? 0xfa : 0xca);  // single precision
+      e.floats.push_back({st.offset, static_cast<uint32_t>(e.image.size())});
+      e.image.append(4, '\0');
+    }
+    e.image += e.tail;
+    if (e.floats.empty()) e.image.clear();
+    e.image_size = e.image.size();
+    e.image.resize((e.image_size + 31) / 32 * 32);  // EncodeFloats copies 32 bytes at a time
+  }
   return e;
 }
 
@@ -332,12 +349,106 @@ inline char* Text(char* o, std::string_view s) {
   return o + s.size();
 }
 
+// One record through the steps at o: the end of what it wrote, or null when the general
+// path must write it.
+template <uint8_t F>
+char* EncodeRecord(const FixedEncoding& e, const uint8_t* p, char* o, bool lines) {
+  const EncodeStep* const steps = e.steps.data();
+  const size_t n = e.steps.size();
+  for (size_t i = 0; i < n; ++i) {
+    const EncodeStep& s = steps[i];
+    std::memcpy(o, s.prefix, 16);  // the whole prefix array: the slack in max_bytes
+    o += s.prefix_len;
+    const uint8_t* v = p + s.offset;
+    switch (s.kind) {
+      case FixedKind::kBegin:
+        break;
+      case FixedKind::kBool: {
+        const uint8_t b = *v;
+        if (b > 1) [[unlikely]]
+          return nullptr;
+        if constexpr (F == kJson) {
+          std::memcpy(o, b ? "true " : "false", 5);
+          o += b ? 4 : 5;
+        } else {
+          *o++ = static_cast<char>(F == kCbor ? (b ? 0xf5 : 0xf4) : (b ? 0xc3 : 0xc2));
+        }
+        break;
+      }
+      case FixedKind::kInt32:
+        o = Signed<F>(o, fixed_detail::Load<int32_t>(v));
+        break;
+      case FixedKind::kUint32:
+        o = Unsigned<F>(o, fixed_detail::Load<uint32_t>(v));
+        break;
+      case FixedKind::kInt64:
+        o = Signed<F>(o, fixed_detail::Load<int64_t>(v));
+        break;
+      case FixedKind::kUint64:
+        o = Unsigned<F>(o, fixed_detail::Load<uint64_t>(v));
+        break;
+      case FixedKind::kFloat:
+        o = Float<F>(o, fixed_detail::Load<float>(v));
+        if (o == nullptr) [[unlikely]]
+          return nullptr;
+        break;
+      case FixedKind::kDouble:
+        o = Floating<F>(o, fixed_detail::Load<double>(v));
+        if (o == nullptr) [[unlikely]]
+          return nullptr;
+        break;
+      case FixedKind::kEnum: {
+        const FixedStep& fs = *s.step;
+        if (fs.enum_info->is_null_value) return nullptr;
+        const int32_t number = fixed_detail::Load<int32_t>(v);
+        if (const std::string_view* name = fs.EnumName(number)) {
+          o = Text<F>(o, *name);
+        } else if (fs.closed_enum) {
+          return nullptr;
+        } else {
+          o = Signed<F>(o, number);
+        }
+        break;
+      }
+      default:
+        return nullptr;
+    }
+  }
+  std::memcpy(o, e.tail.data(), e.tail.size());
+  o += e.tail.size();
+  if (lines) *o++ = '\n';
+  return o;
+}
+
+// A record of floats only (FixedEncoding::image): the image copied, each float's bytes
+// put in, and whether every float is written as single precision there (else the steps
+// write the record).
+template <uint8_t F>
+inline bool EncodeFloats(const FixedEncoding& e, const uint8_t* p, char* o) {
+  // In 32-byte pieces of constant size (vector moves, not a call): the image is kept
+  // padded to a multiple of 32, and max_bytes leaves more slack than that.
+  for (size_t i = 0; i < e.image.size(); i += 32) std::memcpy(o + i, e.image.data() + i, 32);
+  uint32_t odd = 0;  // nonzero when a float needs the steps
+  for (const FixedEncoding::FloatSlot& f : e.floats) {
+    const uint32_t bits = fixed_detail::Load<uint32_t>(p + f.from);
+    if constexpr (F == kCbor) {
+      // Fits a half only if its 13 low mantissa bits are 0; infinities and NaN too.
+      odd |= static_cast<uint32_t>((bits & 0x1fff) == 0) |
+             static_cast<uint32_t>((bits & 0x7f800000) == 0x7f800000);
+    } else {
+      odd |= static_cast<uint32_t>((bits & 0x7fffffff) > 0x7f800000);  // NaN: canonical
+    }
+    const uint32_t big = __builtin_bswap32(bits);
+    std::memcpy(o + f.to, &big, 4);
+  }
+  return odd == 0;
+}
+
 template <uint8_t F>
 bool Encode(const FixedEncoding& e, const uint8_t* p, size_t records, size_t size, bool lines,
             OutputBuffer& out) {
   const size_t max = e.max_bytes;
-  const EncodeStep* const steps = e.steps.data();
-  const size_t n = e.steps.size();
+  const bool floats = F != kJson && !e.image.empty();
   char* o = nullptr;
   char* room = nullptr;  // the end of the room made for whole records
   for (size_t k = 0; k < records; ++k, p += size) {
@@ -349,68 +460,12 @@ bool Encode(const FixedEncoding& e, const uint8_t* p, size_t records, size_t siz
       o = out.cursor();
       room = out.room_end();
     }
-    for (size_t i = 0; i < n; ++i) {
-      const EncodeStep& s = steps[i];
-      std::memcpy(o, s.prefix, 16);  // the whole prefix array: the slack in max_bytes
-      o += s.prefix_len;
-      const uint8_t* v = p + s.offset;
-      switch (s.kind) {
-        case FixedKind::kBegin:
-          break;
-        case FixedKind::kBool: {
-          const uint8_t b = *v;
-          if (b > 1) [[unlikely]]
-            return false;
-          if constexpr (F == kJson) {
-            std::memcpy(o, b ? "true " : "false", 5);
-            o += b ? 4 : 5;
-          } else {
-            *o++ = static_cast<char>(F == kCbor ? (b ? 0xf5 : 0xf4) : (b ? 0xc3 : 0xc2));
-          }
-          break;
-        }
-        case FixedKind::kInt32:
-          o = Signed<F>(o, fixed_detail::Load<int32_t>(v));
-          break;
-        case FixedKind::kUint32:
-          o = Unsigned<F>(o, fixed_detail::Load<uint32_t>(v));
-          break;
-        case FixedKind::kInt64:
-          o = Signed<F>(o, fixed_detail::Load<int64_t>(v));
-          break;
-        case FixedKind::kUint64:
-          o = Unsigned<F>(o, fixed_detail::Load<uint64_t>(v));
-          break;
-        case FixedKind::kFloat:
-          o = Float<F>(o, fixed_detail::Load<float>(v));
-          if (o == nullptr) [[unlikely]]
-            return false;
-          break;
-        case FixedKind::kDouble:
-          o = Floating<F>(o, fixed_detail::Load<double>(v));
-          if (o == nullptr) [[unlikely]]
-            return false;
-          break;
-        case FixedKind::kEnum: {
-          const FixedStep& fs = *s.step;
-          if (fs.enum_info->is_null_value) return false;
-          const int32_t number = fixed_detail::Load<int32_t>(v);
-          if (const std::string_view* name = fs.EnumName(number)) {
-            o = Text<F>(o, *name);
-          } else if (fs.closed_enum) {
-            return false;
-          } else {
-            o = Signed<F>(o, number);
-          }
-          break;
-        }
-        default:
-          return false;
-      }
+    if (floats && EncodeFloats<F>(e, p, o)) [[likely]] {
+      o += e.image_size;
+      continue;
     }
-    std::memcpy(o, e.tail.data(), e.tail.size());
-    o += e.tail.size();
-    if (lines) *o++ = '\n';
+    o = EncodeRecord<F>(e, p, o, lines);
+    if (o == nullptr) return false;
   }
   if (o != nullptr) out.Advance(static_cast<size_t>(o - out.cursor()));
   return true;

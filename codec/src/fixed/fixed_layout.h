@@ -69,6 +69,17 @@ struct FixedEncoding {
   std::vector<EncodeStep> steps;
   std::string tail;      // after the last value (closing brackets)
   size_t max_bytes = 0;  // the most a record can take, plus 16 bytes of slack for the copies
+  // CBOR and MessagePack, when every value is a float (mesh-like records): a record is
+  // `image` with each float's 4 bytes put in, big-endian, where `floats` says, unless one
+  // of them is written otherwise (MessagePack: a NaN; CBOR: one that fits a half, or is
+  // not finite), when the record goes through the steps. Empty for other layouts.
+  struct FloatSlot {
+    uint32_t from;  // in the record
+    uint32_t to;    // in the image
+  };
+  std::string image;      // padded with zeros to a multiple of 32 bytes
+  size_t image_size = 0;  // the record's bytes in it
+  std::vector<FloatSlot> floats;
 };
 
 struct FixedLayout {
