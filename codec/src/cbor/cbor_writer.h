@@ -34,8 +34,10 @@ class BasicCborWriter {
       : ctx_(ctx), out_(out), stack_(ctx), starts_(ctx), maps_(ctx), order_(ctx), copy_(ctx) {}
 
   // A container's head holds its count: a reader that can count ahead (JsonReader) gives
-  // it, and the output streams instead of being held until the container closes.
+  // it when the output streams, which it then does instead of being held until the
+  // container closes.
   static constexpr bool kHeadsWithCount = true;
+  bool Streams() const { return out_.streaming(); }
 
   bool Null() { return Byte(0xf6); }
   bool Undefined() { return Byte(0xf7); }

@@ -54,9 +54,10 @@ struct JsonIndex {
 };
 
 // Documents from this size on have their containers counted before they are read, for
-// writers that head containers with their count (CBOR, MessagePack): their output then
-// streams in OutputBuffer's chunks. A smaller document's output is held until its root
-// closes, which costs no more memory than the document.
+// writers that head containers with their count (CBOR, MessagePack) into streaming output
+// (the CLI): their output then streams in OutputBuffer's chunks. A smaller document's
+// output, or one that is not streamed (a server's reply, which is held whole anyway), is
+// held until its root closes and the counts are filled in then: no pass ahead.
 inline constexpr size_t kCountItemsFrom = size_t{1} << 20;
 JsonIndex& ThreadJsonIndex();
 
@@ -402,7 +403,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   const uint32_t n = index.impl->n_structural_indexes;
   const char* const b = input.data();
   if constexpr (kWantsCounts) {
-    if (input.size() >= kCountItemsFrom) {
+    if (input.size() >= kCountItemsFrom && sink_.Streams()) {
       counted_ = index.CountItems(b, idx, n, ctx_.limits.max_depth);
       counts_ = index.counts.get();
       if (!ctx_.budget.Charge(uint64_t{counted_} * sizeof(uint32_t))) [[unlikely]] {

@@ -24,8 +24,10 @@ class MsgpackWriter {
   MsgpackWriter(Context& ctx, OutputBuffer& out) : ctx_(ctx), out_(out), stack_(ctx) {}
 
   // A container's head holds its count: a reader that can count ahead (JsonReader) gives
-  // it, and the output streams instead of being held until the container closes.
+  // it when the output streams, which it then does instead of being held until the
+  // container closes.
   static constexpr bool kHeadsWithCount = true;
+  bool Streams() const { return out_.streaming(); }
 
   bool Null() {
     if (special_) [[unlikely]]

@@ -511,7 +511,7 @@ struct SeqOut {
 };
 
 SeqOut Seq(Format from, Format to, std::string_view type, std::string data, size_t piece,
-           bool keep_going = false) {
+           bool keep_going = false, size_t read_bytes = 64) {
   SeqOut o;
   Piecewise in{std::move(data), piece};
   SequenceRequest r;
@@ -522,7 +522,7 @@ SeqOut Seq(Format from, Format to, std::string_view type, std::string data, size
   r.keep_going = keep_going;
   r.read = &Piecewise::Read;
   r.read_arg = &in;
-  r.read_bytes = 64;
+  r.read_bytes = read_bytes;
   r.on_error = [](void* arg, const Status& s) { static_cast<SeqOut*>(arg)->errors.push_back(s); };
   r.error_arg = &o;
   OutputBuffer out;
@@ -542,22 +542,7 @@ TEST(FixedSequence, ABadBoolInAnyOfManyRecordsIsFoundAtItsOffset) {
     records[k * kSize + 8] = static_cast<char>(k % 2);
   }
   auto run = [](const std::string& data) {
-    SeqOut o;
-    Piecewise in{data, data.size()};
-    SequenceRequest r;
-    r.record.from = Format::kFixed;
-    r.record.to = Format::kFixed;
-    r.record.schema = &TheSchema();
-    r.record.message_type = kSample;
-    r.read = &Piecewise::Read;
-    r.read_arg = &in;
-    r.read_bytes = size_t{1} << 20;
-    r.on_error = [](void* arg, const Status& s) { static_cast<SeqOut*>(arg)->errors.push_back(s); };
-    r.error_arg = &o;
-    OutputBuffer out;
-    RunSequence(r, out, &o.progress);
-    o.out = std::string(out.view());
-    return o;
+    return Seq(Format::kFixed, Format::kFixed, kSample, data, data.size(), false, size_t{1} << 20);
   };
   const SeqOut same = run(records);
   EXPECT_TRUE(same.errors.empty());

@@ -308,13 +308,40 @@ TEST(JsonReaderNumbers, DecimalsBelowOneOfUpTo22DigitsAgreeWithStrtod) {
   EXPECT_LT(short_ones, 150000);
 }
 
+// Decimals given to JSON -> JSON as one array, and the text it must write for each:
+// libstdc++'s strtod + to_chars (the shortest, a whole number with ".0" as JsonWriter
+// keeps it).
+struct ShortestTexts {
+  std::string json = "[", expected = "[";
+  // Adds `text`; returns the text expected for it.
+  std::string Add(const std::string& text) {
+    const double d = std::strtod(text.c_str(), nullptr);
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, d);
+    std::string shortest(buf, r.ptr);
+    if (shortest.find_first_of(".e") == std::string::npos) shortest += ".0";
+    if (json.size() > 1) {
+      json += ',';
+      expected += ',';
+    }
+    json += text;
+    expected += shortest;
+    return shortest;
+  }
+  void Check() const {
+    const Result r = RunTranscode(Format::kJson, Format::kJson, json + "]");
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    EXPECT_EQ(r.out, expected + "]");
+  }
+};
+
 // JSON -> JSON writes a decimal of at most 15 significant digits in the layout to_chars
 // gives it as it is (json_reader.h IsShortestFixed), and every other decimal as the
 // shortest text of its double: random decimals of every shape (trailing zeros, leading
 // zeros after the point, 1..20 digits, exponents), against libstdc++'s strtod + to_chars.
 TEST(JsonReaderNumbers, DecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
   std::mt19937_64 rng(15);
-  std::string json = "[", expected = "[";
+  ShortestTexts texts;
   int verbatim_shaped = 0;
   for (int i = 0; i < 100000; ++i) {
     std::string t = rng() % 3 == 0 ? "-" : "";
@@ -334,24 +361,9 @@ TEST(JsonReaderNumbers, DecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
       t += 'e';
       t += std::to_string(rng() % 40);
     }
-    const double d = std::strtod(t.c_str(), nullptr);
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, d);
-    std::string shortest(buf, r.ptr);
-    if (shortest.find_first_of(".e") == std::string::npos) shortest += ".0";
-    verbatim_shaped += shortest == t;
-    if (i != 0) {
-      json += ',';
-      expected += ',';
-    }
-    json += t;
-    expected += shortest;
+    verbatim_shaped += texts.Add(t) == t;
   }
-  json += "]";
-  expected += "]";
-  const Result r = RunTranscode(Format::kJson, Format::kJson, json);
-  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-  EXPECT_EQ(r.out, expected);
+  texts.Check();
   EXPECT_GT(verbatim_shaped, 20000);  // both kinds are many
   EXPECT_LT(verbatim_shaped, 80000);
 }
@@ -361,7 +373,7 @@ TEST(JsonReaderNumbers, DecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
 // printed long, random long ones, and nines that carry when rounded.
 TEST(JsonReaderNumbers, LongDecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
   std::mt19937_64 rng(17);
-  std::string json = "[", expected = "[";
+  ShortestTexts texts;
   int rounded = 0;
   for (int i = 0; i < 100000; ++i) {
     char t[64];
@@ -394,24 +406,9 @@ TEST(JsonReaderNumbers, LongDecimalsIntoJsonAreTheShortestTextOfTheirDouble) {
     const std::string text(t);
     if (text.find_first_of(".") == std::string::npos || text.find('e') != std::string::npos)
       continue;
-    const double d = std::strtod(t, nullptr);
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, d);
-    std::string shortest(buf, r.ptr);
-    if (shortest.find_first_of(".e") == std::string::npos) shortest += ".0";
-    rounded += shortest.size() < text.size();
-    if (json.size() > 1) {
-      json += ',';
-      expected += ',';
-    }
-    json += text;
-    expected += shortest;
+    rounded += texts.Add(text).size() < text.size();
   }
-  json += "]";
-  expected += "]";
-  const Result r = RunTranscode(Format::kJson, Format::kJson, json);
-  ASSERT_TRUE(r.status.ok()) << r.status.ToString();
-  EXPECT_EQ(r.out, expected);
+  texts.Check();
   EXPECT_GT(rounded, 20000);  // many are written shorter than they came
 }
 
