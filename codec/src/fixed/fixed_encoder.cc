@@ -246,7 +246,8 @@ FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
     e.image += e.tail;
     if (e.floats.empty()) e.image.clear();
     e.image_size = e.image.size();
-    e.image.resize((e.image_size + 31) / 32 * 32);  // EncodeFloats copies 32 bytes at a time
+    e.image.resize((e.image_size + 31) / 32 * 32);        // EncodeFloats copies 32 bytes at a time
+    e.max_bytes = std::max(e.max_bytes, e.image.size());  // all of which the room must hold
   }
   return e;
 }
@@ -426,7 +427,7 @@ char* EncodeRecord(const FixedEncoding& e, const uint8_t* p, char* o, bool lines
 template <uint8_t F>
 inline bool EncodeFloats(const FixedEncoding& e, const uint8_t* p, char* o) {
   // In 32-byte pieces of constant size (vector moves, not a call): the image is kept
-  // padded to a multiple of 32, and max_bytes leaves more slack than that.
+  // padded to a multiple of 32, and max_bytes is at least that.
   for (size_t i = 0; i < e.image.size(); i += 32) std::memcpy(o + i, e.image.data() + i, 32);
   uint32_t odd = 0;  // nonzero when a float needs the steps
   for (const FixedEncoding::FloatSlot& f : e.floats) {
