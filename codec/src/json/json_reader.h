@@ -33,7 +33,8 @@ struct JsonIndex {
   // The item counts of a document's containers, in the order they open (CountItems):
   // for writers whose containers are headed by their count, so that a large document
   // streams instead of being held until its outermost container closes. Made on first
-  // use, for `capacity` (a container takes at least two structural characters).
+  // use and kept, for half the document's structural characters (a closed container
+  // takes two); `open` is the stack of containers open while counting.
   std::unique_ptr<uint32_t[]> counts;
   size_t counts_capacity = 0;
   struct OpenContainer {
