@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include "binary/float_bits.h"
 #include "fixed/fixed_reader.h"
@@ -66,49 +67,6 @@ inline char* CborInt(char* o, uint8_t major, uint64_t v) {
   return Big(o, v, 8);
 }
 
-inline char* MsgpackUint(char* o, uint64_t v) {
-  if (v <= 0x7f) {
-    *o++ = static_cast<char>(v);
-    return o;
-  }
-  if (v <= 0xff) {
-    *o++ = static_cast<char>(0xcc);
-    return Big(o, v, 1);
-  }
-  if (v <= 0xffff) {
-    *o++ = static_cast<char>(0xcd);
-    return Big(o, v, 2);
-  }
-  if (v <= 0xffffffff) {
-    *o++ = static_cast<char>(0xce);
-    return Big(o, v, 4);
-  }
-  *o++ = static_cast<char>(0xcf);
-  return Big(o, v, 8);
-}
-
-inline char* MsgpackInt(char* o, int64_t v) {
-  if (v >= 0) return MsgpackUint(o, static_cast<uint64_t>(v));
-  if (v >= -32) {
-    *o++ = static_cast<char>(v);
-    return o;
-  }
-  if (v >= -128) {
-    *o++ = static_cast<char>(0xd0);
-    return Big(o, static_cast<uint64_t>(v), 1);
-  }
-  if (v >= -32768) {
-    *o++ = static_cast<char>(0xd1);
-    return Big(o, static_cast<uint64_t>(v), 2);
-  }
-  if (v >= -2147483648ll) {
-    *o++ = static_cast<char>(0xd2);
-    return Big(o, static_cast<uint64_t>(v), 4);
-  }
-  *o++ = static_cast<char>(0xd3);
-  return Big(o, static_cast<uint64_t>(v), 8);
-}
-
 inline char* MsgpackStrHead(char* o, size_t n) {
   if (n <= 31) {
     *o++ = static_cast<char>(0xa0 | n);
@@ -137,6 +95,53 @@ inline char* MsgpackMapHead(char* o, uint64_t n) {
   }
   *o++ = static_cast<char>(0xdf);
   return Big(o, n, 4);
+}
+
+// The value encoders records use: the same bytes as CborInt and MsgpackInt, with no
+// branch on the value (a record's random integers would mispredict their widths and
+// signs). The width class c (0: in the head, then 1, 2, 4, 8 bytes) comes from compares;
+// the value's bytes go out as one 8-byte big-endian store, of which `size` count (the room
+// holds the rest: max_bytes gives every value 21 bytes).
+inline char* PutClassed(char* o, uint8_t head, uint64_t v, unsigned c) {
+  const unsigned size = (1u << c) >> 1;         // 0, 1, 2, 4, 8
+  const unsigned shift = (64 - 8 * size) & 63;  // the value's bytes first
+  *o = static_cast<char>(head);
+  const uint64_t big = __builtin_bswap64(v << shift);
+  std::memcpy(o + 1, &big, 8);
+  return o + 1 + size;
+}
+
+inline char* CborHeadFast(char* o, uint8_t major_bits, uint64_t v) {
+  const unsigned c = static_cast<unsigned>(v >= 24) + static_cast<unsigned>(v > 0xff) +
+                     static_cast<unsigned>(v > 0xffff) + static_cast<unsigned>(v > 0xffffffff);
+  const auto low = static_cast<uint8_t>(c == 0 ? v : 23 + c);
+  return PutClassed(o, static_cast<uint8_t>(major_bits | low), v, c);
+}
+
+inline char* CborSignedFast(char* o, int64_t v) {
+  const uint64_t mask = static_cast<uint64_t>(v >> 63);  // all ones when negative
+  return CborHeadFast(o, static_cast<uint8_t>(mask & 0x20), static_cast<uint64_t>(v) ^ mask);
+}
+
+inline char* MsgpackUintFast(char* o, uint64_t v) {
+  const unsigned c = static_cast<unsigned>(v > 0x7f) + static_cast<unsigned>(v > 0xff) +
+                     static_cast<unsigned>(v > 0xffff) + static_cast<unsigned>(v > 0xffffffff);
+  return PutClassed(o, static_cast<uint8_t>(c == 0 ? v : 0xcb + c), v, c);
+}
+
+// A negative v is measured as w = ~v against the int family's bounds: w > 31 (below
+// -32), and w << 1 against the uint family's 0xff, 0xffff, 0xffffffff (below -128, -32768,
+// -2^31). Arithmetic on the sign bit, not a branch (random signs would mispredict).
+inline char* MsgpackIntFast(char* o, int64_t v) {
+  const auto u = static_cast<uint64_t>(v);
+  const uint64_t negative = u >> 63;
+  const uint64_t w = u ^ (0 - negative);
+  const uint64_t ww = w << negative;
+  const unsigned c = static_cast<unsigned>(w > (0x7fu >> (2 * negative))) +
+                     static_cast<unsigned>(ww > 0xff) + static_cast<unsigned>(ww > 0xffff) +
+                     static_cast<unsigned>(ww > 0xffffffff);
+  const auto base = static_cast<unsigned>(0xcb + 4 * negative);  // int 8 is 0xd0, uint 8 0xcc
+  return PutClassed(o, static_cast<uint8_t>(c == 0 ? u : base + c), u, c);
 }
 
 // The literal bytes of a compiled encoding, written by the encoders records use.
@@ -230,10 +235,23 @@ FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
     literal.clear();
     e.steps.push_back(st);
   }
-  e.tail = literal;
-  e.max_bytes += e.tail.size() + 16 + 1;  // and a newline
+  // What follows the last value (closing brackets) as literal steps of up to 16 bytes.
+  for (size_t at = 0; at < literal.size(); at += 16) {
+    EncodeStep st{};
+    st.kind = FixedKind::kBegin;
+    st.prefix_len = static_cast<uint8_t>(std::min<size_t>(16, literal.size() - at));
+    std::memcpy(st.prefix, literal.data() + at, st.prefix_len);
+    e.steps.push_back(st);
+    e.max_bytes += 16;
+  }
+  e.max_bytes += 16 + 1;  // and a newline
+  // The record's end, as a step: the loop over the steps needs no bound check.
+  EncodeStep last{};
+  last.kind = FixedKind::kEnd;
+  e.steps.push_back(last);
   const bool floats_only = std::all_of(e.steps.begin(), e.steps.end(), [](const EncodeStep& st) {
-    return st.kind == FixedKind::kBegin || st.kind == FixedKind::kFloat;
+    return st.kind == FixedKind::kBegin || st.kind == FixedKind::kFloat ||
+           st.kind == FixedKind::kEnd;
   });
   if (format != kJson && floats_only) {
     for (const EncodeStep& st : e.steps) {
@@ -243,7 +261,6 @@ FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
       e.floats.push_back({st.offset, static_cast<uint32_t>(e.image.size())});
       e.image.append(4, '\0');
     }
-    e.image += e.tail;
     if (e.floats.empty()) e.image.clear();
     e.image_size = e.image.size();
     e.image.resize((e.image_size + 31) / 32 * 32);        // EncodeFloats copies 32 bytes at a time
@@ -263,10 +280,9 @@ inline char* Signed(char* o, int64_t v) {
     }
     return WriteDecimal(o, static_cast<uint64_t>(v));
   } else if constexpr (F == kCbor) {
-    return v >= 0 ? CborInt(o, 0, static_cast<uint64_t>(v))
-                  : CborInt(o, 1, ~static_cast<uint64_t>(v));
+    return CborSignedFast(o, v);
   } else {
-    return MsgpackInt(o, v);
+    return MsgpackIntFast(o, v);
   }
 }
 
@@ -275,9 +291,9 @@ inline char* Unsigned(char* o, uint64_t v) {
   if constexpr (F == kJson) {
     return WriteDecimal(o, v);
   } else if constexpr (F == kCbor) {
-    return CborInt(o, 0, v);
+    return CborHeadFast(o, 0, v);
   } else {
-    return MsgpackUint(o, v);
+    return MsgpackUintFast(o, v);
   }
 }
 
@@ -342,7 +358,7 @@ inline char* Text(char* o, std::string_view s) {
     *o++ = '"';
     return o;
   } else if constexpr (F == kCbor) {
-    o = CborInt(o, 3, s.size());
+    o = CborHeadFast(o, 0x60, s.size());
   } else {
     o = MsgpackStrHead(o, s.size());
   }
@@ -350,75 +366,88 @@ inline char* Text(char* o, std::string_view s) {
   return o + s.size();
 }
 
-// One record through the steps at o: the end of what it wrote, or null when the general
-// path must write it.
+// `records` records (at least one, `size` bytes apart) through the steps at o: the end of
+// what they wrote, or null when the general path must write them. Threaded: every kind's code ends
+// in a jump of its own to the next step's code (GCC's labels as values), so the branch predictor
+// learns a layout's sequence of kinds from where each jump is; one shared switch jump mispredicts
+// most steps of a record of mixed kinds.
 template <uint8_t F>
-char* EncodeRecord(const FixedEncoding& e, const uint8_t* p, char* o, bool lines) {
-  const EncodeStep* const steps = e.steps.data();
-  const size_t n = e.steps.size();
-  for (size_t i = 0; i < n; ++i) {
-    const EncodeStep& s = steps[i];
-    std::memcpy(o, s.prefix, 16);  // the whole prefix array: the slack in max_bytes
-    o += s.prefix_len;
-    const uint8_t* v = p + s.offset;
-    switch (s.kind) {
-      case FixedKind::kBegin:
-        break;
-      case FixedKind::kBool: {
-        const uint8_t b = *v;
-        if (b > 1) [[unlikely]]
-          return nullptr;
-        if constexpr (F == kJson) {
-          std::memcpy(o, b ? "true " : "false", 5);
-          o += b ? 4 : 5;
-        } else {
-          *o++ = static_cast<char>(F == kCbor ? (b ? 0xf5 : 0xf4) : (b ? 0xc3 : 0xc2));
-        }
-        break;
-      }
-      case FixedKind::kInt32:
-        o = Signed<F>(o, fixed_detail::Load<int32_t>(v));
-        break;
-      case FixedKind::kUint32:
-        o = Unsigned<F>(o, fixed_detail::Load<uint32_t>(v));
-        break;
-      case FixedKind::kInt64:
-        o = Signed<F>(o, fixed_detail::Load<int64_t>(v));
-        break;
-      case FixedKind::kUint64:
-        o = Unsigned<F>(o, fixed_detail::Load<uint64_t>(v));
-        break;
-      case FixedKind::kFloat:
-        o = Float<F>(o, fixed_detail::Load<float>(v));
-        if (o == nullptr) [[unlikely]]
-          return nullptr;
-        break;
-      case FixedKind::kDouble:
-        o = Floating<F>(o, fixed_detail::Load<double>(v));
-        if (o == nullptr) [[unlikely]]
-          return nullptr;
-        break;
-      case FixedKind::kEnum: {
-        const FixedStep& fs = *s.step;
-        if (fs.enum_info->is_null_value) return nullptr;
-        const int32_t number = fixed_detail::Load<int32_t>(v);
-        if (const std::string_view* name = fs.EnumName(number)) {
-          o = Text<F>(o, *name);
-        } else if (fs.closed_enum) {
-          return nullptr;
-        } else {
-          o = Signed<F>(o, number);
-        }
-        break;
-      }
-      default:
-        return nullptr;
-    }
+#if defined(__GNUC__) && !defined(__clang__)
+// Keeps GCC from merging the steps' jumps back into one (cross-jumping).
+__attribute__((optimize("no-crossjumping")))
+#endif
+char* EncodeRecords(const FixedEncoding& e, const uint8_t* p, size_t records, size_t size,
+                    char* o, bool lines) {
+  static constexpr void* kCode[] = {&&begin, &&done,   &&boolean, &&int32,   &&uint32,
+                                    &&int64, &&uint64, &&float32, &&float64, &&enumeration};
+  static_assert(std::size(kCode) == static_cast<size_t>(FixedKind::kEnum) + 1);
+  const EncodeStep* const first = e.steps.data();  // the last is kEnd: `done`
+  const EncodeStep* s = first;
+  const uint8_t* v;
+#define ROSETTA_NEXT_STEP()                                                \
+  do {                                                                     \
+    std::memcpy(o, s->prefix, 16); /* the whole array: max_bytes' slack */ \
+    o += s->prefix_len;                                                    \
+    v = p + s->offset;                                                     \
+    goto* kCode[static_cast<uint8_t>((s++)->kind)];                        \
+  } while (0)
+  ROSETTA_NEXT_STEP();
+begin:
+  ROSETTA_NEXT_STEP();
+boolean : {
+  const uint8_t b = *v;
+  if (b > 1) [[unlikely]]
+    return nullptr;
+  if constexpr (F == kJson) {
+    std::memcpy(o, b ? "true " : "false", 5);
+    o += b ? 4 : 5;
+  } else {
+    *o++ = static_cast<char>(F == kCbor ? (b ? 0xf5 : 0xf4) : (b ? 0xc3 : 0xc2));
   }
-  std::memcpy(o, e.tail.data(), e.tail.size());
-  o += e.tail.size();
+  ROSETTA_NEXT_STEP();
+}
+int32:
+  o = Signed<F>(o, fixed_detail::Load<int32_t>(v));
+  ROSETTA_NEXT_STEP();
+uint32:
+  o = Unsigned<F>(o, fixed_detail::Load<uint32_t>(v));
+  ROSETTA_NEXT_STEP();
+int64:
+  o = Signed<F>(o, fixed_detail::Load<int64_t>(v));
+  ROSETTA_NEXT_STEP();
+uint64:
+  o = Unsigned<F>(o, fixed_detail::Load<uint64_t>(v));
+  ROSETTA_NEXT_STEP();
+float32:
+  o = Float<F>(o, fixed_detail::Load<float>(v));
+  if (o == nullptr) [[unlikely]]
+    return nullptr;
+  ROSETTA_NEXT_STEP();
+float64:
+  o = Floating<F>(o, fixed_detail::Load<double>(v));
+  if (o == nullptr) [[unlikely]]
+    return nullptr;
+  ROSETTA_NEXT_STEP();
+enumeration : {
+  const FixedStep& fs = *s[-1].step;
+  if (fs.enum_info->is_null_value) return nullptr;
+  const int32_t number = fixed_detail::Load<int32_t>(v);
+  if (const std::string_view* name = fs.EnumName(number)) {
+    o = Text<F>(o, *name);
+  } else if (fs.closed_enum) {
+    return nullptr;
+  } else {
+    o = Signed<F>(o, number);
+  }
+  ROSETTA_NEXT_STEP();
+}
+done:
   if (lines) *o++ = '\n';
-  return o;
+  if (--records == 0) return o;
+  p += size;
+  s = first;
+  ROSETTA_NEXT_STEP();
+#undef ROSETTA_NEXT_STEP
 }
 
 // A record of floats only (FixedEncoding::image): the image copied, each float's bytes
@@ -452,7 +481,7 @@ bool Encode(const FixedEncoding& e, const uint8_t* p, size_t records, size_t siz
   const bool floats = F != kJson && !e.image.empty();
   char* o = nullptr;
   char* room = nullptr;  // the end of the room made for whole records
-  for (size_t k = 0; k < records; ++k, p += size) {
+  for (size_t k = 0; k < records;) {
     if (static_cast<size_t>(room - o) < max) {
       // Room for up to 256 records at a time (the writers' bound for each).
       if (o != nullptr) out.Advance(static_cast<size_t>(o - out.cursor()));
@@ -461,12 +490,23 @@ bool Encode(const FixedEncoding& e, const uint8_t* p, size_t records, size_t siz
       o = out.cursor();
       room = out.room_end();
     }
-    if (floats && EncodeFloats<F>(e, p, o)) [[likely]] {
-      o += e.image_size;
+    if (floats) {
+      if (EncodeFloats<F>(e, p, o)) [[likely]] {
+        o += e.image_size;
+      } else {
+        o = EncodeRecords<F>(e, p, 1, size, o, lines);
+        if (o == nullptr) return false;
+      }
+      ++k;
+      p += size;
       continue;
     }
-    o = EncodeRecord<F>(e, p, o, lines);
+    // As many records as the room holds whole, in one run of the steps.
+    const size_t fit = std::min(records - k, static_cast<size_t>(room - o) / max);
+    o = EncodeRecords<F>(e, p, fit, size, o, lines);
     if (o == nullptr) return false;
+    k += fit;
+    p += fit * size;
   }
   if (o != nullptr) out.Advance(static_cast<size_t>(o - out.cursor()));
   return true;

@@ -67,7 +67,6 @@ struct EncodeStep {
 };
 struct FixedEncoding {
   std::vector<EncodeStep> steps;
-  std::string tail;      // after the last value (closing brackets)
   size_t max_bytes = 0;  // the most a record can take, plus 16 bytes of slack for the copies
   // CBOR and MessagePack, when every value is a float (mesh-like records): a record is
   // `image` with each float's 4 bytes put in, big-endian, where `floats` says, unless one

@@ -491,6 +491,84 @@ TEST(FixedEncoder, SameBytesAsTheGeneralPath) {
   EXPECT_GT(left_to_general, 0);  // random floats include NaN and infinities
 }
 
+// Every integer width's edges (and one past them), in every integer field of LogRecord
+// at once, one record per edge and all of them in one batch: the compiled steps write each
+// as the general path's writers do (their heads are chosen without branches).
+TEST(FixedEncoder, IntegerEdgesAsTheGeneralPath) {
+  const FixedLayout& layout = *TheSchema().Find(kLog)->fixed;
+  const int64_t edges[] = {0,
+                           1,
+                           23,
+                           24,
+                           31,
+                           32,
+                           127,
+                           128,
+                           255,
+                           256,
+                           32767,
+                           32768,
+                           65535,
+                           65536,
+                           -1,
+                           -24,
+                           -25,
+                           -32,
+                           -33,
+                           -128,
+                           -129,
+                           -256,
+                           -257,
+                           -32768,
+                           -32769,
+                           -65536,
+                           -65537,
+                           INT32_MAX,
+                           int64_t{INT32_MAX} + 1,
+                           INT32_MIN,
+                           int64_t{INT32_MIN} - 1,
+                           int64_t{UINT32_MAX},
+                           int64_t{UINT32_MAX} + 1,
+                           INT64_MAX,
+                           INT64_MIN,
+                           -int64_t{UINT32_MAX},
+                           -int64_t{UINT32_MAX} - 2};
+  std::string all, want[4];
+  int ints = 0;
+  for (int64_t edge : edges) {
+    std::string record(layout.size, '\0');
+    for (const FixedStep& s : layout.steps) {
+      if (s.kind == FixedKind::kEnum) record[s.offset] = 1;  // a defined level
+      if (s.kind < FixedKind::kInt32 || s.kind > FixedKind::kUint64) continue;
+      const bool wide = s.kind == FixedKind::kInt64 || s.kind == FixedKind::kUint64;
+      std::memcpy(&record[s.offset], &edge, wide ? 8 : 4);  // little-endian: the low bytes
+      ++ints;
+    }
+    all += record;
+    for (uint8_t f : {uint8_t{1}, uint8_t{2}, uint8_t{3}}) {
+      bool general_ok = false;
+      const std::string expect = f == 1   ? General<JsonWriter>(layout, record, &general_ok)
+                                 : f == 2 ? General<CborWriter>(layout, record, &general_ok)
+                                          : General<MsgpackWriter>(layout, record, &general_ok);
+      ASSERT_TRUE(general_ok) << edge;
+      OutputBuffer out;
+      out.Begin(~uint64_t{0}, nullptr);
+      ASSERT_TRUE(
+          EncodeFixed(layout, f, reinterpret_cast<const uint8_t*>(record.data()), 1, false, out));
+      ASSERT_EQ(ToHex(std::string(out.view())), ToHex(expect)) << edge << " format " << int{f};
+      want[f] += expect;
+    }
+  }
+  EXPECT_EQ(ints, 11 * static_cast<int>(std::size(edges)));  // LogRecord's integer fields
+  for (uint8_t f : {uint8_t{1}, uint8_t{2}, uint8_t{3}}) {
+    OutputBuffer out;
+    out.Begin(~uint64_t{0}, nullptr);
+    ASSERT_TRUE(EncodeFixed(layout, f, reinterpret_cast<const uint8_t*>(all.data()),
+                            std::size(edges), false, out));
+    EXPECT_TRUE(std::string(out.view()) == want[f]) << "format " << int{f};
+  }
+}
+
 // ---- fixed records as a sequence
 
 struct Piecewise {
