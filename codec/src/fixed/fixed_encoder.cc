@@ -97,25 +97,54 @@ inline char* MsgpackMapHead(char* o, uint64_t n) {
   return Big(o, n, 4);
 }
 
-// The value encoders records use: the same bytes as CborInt and MsgpackInt, with no
-// branch on the value (a record's random integers would mispredict their widths and
-// signs). The width class c (0: in the head, then 1, 2, 4, 8 bytes) comes from compares;
-// the value's bytes go out as one 8-byte big-endian store, of which `size` count (the room
-// holds the rest: max_bytes gives every value 21 bytes).
-inline char* PutClassed(char* o, uint8_t head, uint64_t v, unsigned c) {
-  const unsigned size = (1u << c) >> 1;         // 0, 1, 2, 4, 8
-  const unsigned shift = (64 - 8 * size) & 63;  // the value's bytes first
-  *o = static_cast<char>(head);
-  const uint64_t big = __builtin_bswap64(v << shift);
-  std::memcpy(o + 1, &big, 8);
-  return o + 1 + size;
+// A width class c, by a value's significant bits: 0 when the value fits in the head (up
+// to `in_head` bits), then 1, 2, 4 or 8 bytes after it, each up to its bits less `less`.
+// Packed: the bytes a value takes with its head, the shift that brings its bytes to the
+// top of a word, and c.
+constexpr uint32_t WidthOf(unsigned bits, unsigned in_head, unsigned less) {
+  const unsigned c = bits <= in_head     ? 0
+                     : bits <= 8 - less  ? 1
+                     : bits <= 16 - less ? 2
+                     : bits <= 32 - less ? 3
+                                         : 4;
+  const unsigned size = (1u << c) >> 1;
+  return (1 + size) | (((64 - 8 * size) & 63) << 8) | (c << 16);
+}
+struct WidthTable {
+  uint32_t of[65];  // by significant bits, 1..64
+};
+constexpr WidthTable Widths(unsigned in_head, unsigned less) {
+  WidthTable t{};
+  for (unsigned bits = 0; bits <= 64; ++bits) t.of[bits] = WidthOf(bits, in_head, less);
+  return t;
+}
+// CBOR: up to 23 in the head (5 bits, and 24..31 counted as 6); MessagePack: a positive
+// fixint holds 7 bits; a negative value is measured as ~v, a negative fixint holding 5
+// bits and int 8/16/32 one bit less than their width.
+constexpr WidthTable kCborWidths = Widths(5, 0);
+constexpr WidthTable kMsgpackWidths[2] = {Widths(7, 0), Widths(5, 1)};  // >= 0, < 0
+
+inline unsigned SignificantBits(uint64_t v) {
+  return 64 - static_cast<unsigned>(__builtin_clzll(v | 1));
 }
 
+// The head, then the value's bytes as one 8-byte big-endian store of which the width's
+// count (the room holds the rest: max_bytes gives every value 21 bytes).
+inline char* PutWidth(char* o, uint32_t width, uint8_t in_head, unsigned base, uint64_t v) {
+  const unsigned c = width >> 16;
+  *o = static_cast<char>(c == 0 ? in_head : base + c);
+  const uint64_t big = __builtin_bswap64(v << ((width >> 8) & 0xff));
+  std::memcpy(o + 1, &big, 8);
+  return o + (width & 0xff);
+}
+
+// The value encoders records use: the same bytes as CborInt and the MessagePack writer,
+// with no branch on the value (a record's random integers would mispredict their widths
+// and signs): the width comes from a table by the value's significant bits.
 inline char* CborHeadFast(char* o, uint8_t major_bits, uint64_t v) {
-  const unsigned c = static_cast<unsigned>(v >= 24) + static_cast<unsigned>(v > 0xff) +
-                     static_cast<unsigned>(v > 0xffff) + static_cast<unsigned>(v > 0xffffffff);
-  const auto low = static_cast<uint8_t>(c == 0 ? v : 23 + c);
-  return PutClassed(o, static_cast<uint8_t>(major_bits | low), v, c);
+  const unsigned bits = SignificantBits(v) + static_cast<unsigned>(v - 24 < 8);
+  return PutWidth(o, kCborWidths.of[bits], static_cast<uint8_t>(major_bits | v), major_bits | 23u,
+                  v);
 }
 
 inline char* CborSignedFast(char* o, int64_t v) {
@@ -124,24 +153,17 @@ inline char* CborSignedFast(char* o, int64_t v) {
 }
 
 inline char* MsgpackUintFast(char* o, uint64_t v) {
-  const unsigned c = static_cast<unsigned>(v > 0x7f) + static_cast<unsigned>(v > 0xff) +
-                     static_cast<unsigned>(v > 0xffff) + static_cast<unsigned>(v > 0xffffffff);
-  return PutClassed(o, static_cast<uint8_t>(c == 0 ? v : 0xcb + c), v, c);
+  return PutWidth(o, kMsgpackWidths[0].of[SignificantBits(v)], static_cast<uint8_t>(v), 0xcb,
+                  v);  // uint 8 is 0xcc
 }
 
-// A negative v is measured as w = ~v against the int family's bounds: w > 31 (below
-// -32), and w << 1 against the uint family's 0xff, 0xffff, 0xffffffff (below -128, -32768,
-// -2^31). Arithmetic on the sign bit, not a branch (random signs would mispredict).
 inline char* MsgpackIntFast(char* o, int64_t v) {
   const auto u = static_cast<uint64_t>(v);
   const uint64_t negative = u >> 63;
-  const uint64_t w = u ^ (0 - negative);
-  const uint64_t ww = w << negative;
-  const unsigned c = static_cast<unsigned>(w > (0x7fu >> (2 * negative))) +
-                     static_cast<unsigned>(ww > 0xff) + static_cast<unsigned>(ww > 0xffff) +
-                     static_cast<unsigned>(ww > 0xffffffff);
-  const auto base = static_cast<unsigned>(0xcb + 4 * negative);  // int 8 is 0xd0, uint 8 0xcc
-  return PutClassed(o, static_cast<uint8_t>(c == 0 ? u : base + c), u, c);
+  const unsigned bits = SignificantBits(u ^ (0 - negative));
+  return PutWidth(o, kMsgpackWidths[negative].of[bits], static_cast<uint8_t>(u),
+                  static_cast<unsigned>(0xcb + 4 * negative),
+                  u);  // int 8 is 0xd0
 }
 
 // The literal bytes of a compiled encoding, written by the encoders records use.
