@@ -430,6 +430,13 @@ std::string General(const FixedLayout& layout, const std::string& record, bool* 
   return std::string(out.view());
 }
 
+// The general path into format f (1 JSON, 2 CBOR, 3 MessagePack: EncodeFixed's numbers).
+std::string GeneralIn(uint8_t f, const FixedLayout& layout, const std::string& record, bool* ok) {
+  return f == 1   ? General<JsonWriter>(layout, record, ok)
+         : f == 2 ? General<CborWriter>(layout, record, ok)
+                  : General<MsgpackWriter>(layout, record, ok);
+}
+
 TEST(FixedEncoder, SameBytesAsTheGeneralPath) {
   std::mt19937_64 rng(99);
   int compared = 0, left_to_general = 0;
@@ -455,9 +462,7 @@ TEST(FixedEncoder, SameBytesAsTheGeneralPath) {
       all += record;
       for (uint8_t f : {uint8_t{1}, uint8_t{2}, uint8_t{3}}) {
         bool general_ok = false;
-        const std::string want = f == 1   ? General<JsonWriter>(layout, record, &general_ok)
-                                 : f == 2 ? General<CborWriter>(layout, record, &general_ok)
-                                          : General<MsgpackWriter>(layout, record, &general_ok);
+        const std::string want = GeneralIn(f, layout, record, &general_ok);
         OutputBuffer out;
         out.Begin(~uint64_t{0}, nullptr);
         const bool compiled = EncodeFixed(layout, f, p, 1, false, out);
@@ -547,9 +552,7 @@ TEST(FixedEncoder, IntegerEdgesAsTheGeneralPath) {
     all += record;
     for (uint8_t f : {uint8_t{1}, uint8_t{2}, uint8_t{3}}) {
       bool general_ok = false;
-      const std::string expect = f == 1   ? General<JsonWriter>(layout, record, &general_ok)
-                                 : f == 2 ? General<CborWriter>(layout, record, &general_ok)
-                                          : General<MsgpackWriter>(layout, record, &general_ok);
+      const std::string expect = GeneralIn(f, layout, record, &general_ok);
       ASSERT_TRUE(general_ok) << edge;
       OutputBuffer out;
       out.Begin(~uint64_t{0}, nullptr);
