@@ -45,28 +45,6 @@ inline char* Big(char* o, uint64_t v, int bytes) {
   return o + 8;
 }
 
-inline char* CborInt(char* o, uint8_t major, uint64_t v) {
-  const auto m = static_cast<uint8_t>(major << 5);
-  if (v < 24) {
-    *o++ = static_cast<char>(m | v);
-    return o;
-  }
-  if (v <= 0xff) {
-    *o++ = static_cast<char>(m | 24);
-    return Big(o, v, 1);
-  }
-  if (v <= 0xffff) {
-    *o++ = static_cast<char>(m | 25);
-    return Big(o, v, 2);
-  }
-  if (v <= 0xffffffff) {
-    *o++ = static_cast<char>(m | 26);
-    return Big(o, v, 4);
-  }
-  *o++ = static_cast<char>(m | 27);
-  return Big(o, v, 8);
-}
-
 inline char* MsgpackStrHead(char* o, size_t n) {
   if (n <= 31) {
     *o++ = static_cast<char>(0xa0 | n);
@@ -138,8 +116,8 @@ inline char* PutWidth(char* o, uint32_t width, uint8_t in_head, unsigned base, u
   return o + (width & 0xff);
 }
 
-// The value encoders records use: the same bytes as CborInt and the MessagePack writer,
-// with no branch on the value (a record's random integers would mispredict their widths
+// Integer heads and values: the same bytes as the CBOR and MessagePack writers, with no
+// branch on the value (a record's random integers would mispredict their widths
 // and signs): the width comes from a table by the value's significant bits.
 inline char* CborHeadFast(char* o, uint8_t major_bits, uint64_t v) {
   const unsigned bits = SignificantBits(v) + static_cast<unsigned>(v - 24 < 8);
@@ -228,7 +206,7 @@ FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
         literal += s.key;
         literal += "\":";
       } else if (format == kCbor) {
-        AppendHead(literal, [&](char* o) { return CborInt(o, 3, s.key.size()); });
+        AppendHead(literal, [&](char* o) { return CborHeadFast(o, 0x60, s.key.size()); });
         literal += s.key;
       } else {
         AppendHead(literal, [&](char* o) { return MsgpackStrHead(o, s.key.size()); });
@@ -240,7 +218,7 @@ FixedEncoding BuildFixedEncoding(const FixedLayout& layout, uint8_t format) {
         literal += '{';
         first.push_back(true);
       } else if (format == kCbor) {
-        AppendHead(literal, [&](char* o) { return CborInt(o, 5, s.fields); });
+        AppendHead(literal, [&](char* o) { return CborHeadFast(o, 0xa0, s.fields); });
       } else {
         AppendHead(literal, [&](char* o) { return MsgpackMapHead(o, s.fields); });
       }
