@@ -60,6 +60,8 @@ struct JsonIndex {
 // output, or one that is not streamed (a server's reply, which is held whole anyway), is
 // held until its root closes and the counts are filled in then: no pass ahead.
 inline constexpr size_t kCountItemsFrom = size_t{1} << 20;
+// Documents from this size on get an index in transparent huge pages (JsonIndex::Prepare).
+inline constexpr size_t kHugePagesFrom = size_t{4} << 20;
 JsonIndex& ThreadJsonIndex();
 
 // The JSON reader needs simdjson's padding after the input: `input` itself when
