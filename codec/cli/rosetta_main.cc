@@ -2,6 +2,7 @@
 // "Second wave"; the input and output paths are docs/cli.md's).
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,7 +205,23 @@ class Output {
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
 
+  // The input file's bytes are mapped at `data` (n of them, from offset `at` of fd): a
+  // piece of output that is a run of them (a blob of 64 KiB or more, which OutputBuffer
+  // hands over straight from the input) is copied file to file in the kernel.
+  void SetSource(const char* data, size_t n, int fd, uint64_t at) {
+    source_ = data;
+    source_size_ = n;
+    source_fd_ = fd;
+    source_at_ = at;
+  }
+
   bool Write(const char* p, size_t n) {
+    if (n >= rosetta::codec::OutputBuffer::kBlobBytes && source_fd_ >= 0 && p >= source_ &&
+        n <= source_size_ && static_cast<size_t>(p - source_) <= source_size_ - n) {
+      const size_t done = CopyFromSource(source_at_ + static_cast<uint64_t>(p - source_), n);
+      p += done;
+      n -= done;
+    }
     while (n > 0) {
       const ssize_t w = ::write(fd_, p, n);
       if (w < 0) {
@@ -217,6 +234,32 @@ class Output {
       written_ += static_cast<uint64_t>(w);
     }
     return true;
+  }
+  // n bytes of the input file from offset `from`, appended to the output by the kernel,
+  // page cache to page cache: copy_file_range(2) between regular files, else sendfile(2)
+  // (the output may be a pipe). A 256 MiB byte string goes 2.7x as fast as by write(2)
+  // from the mapping (docs/cli.md). Returns how many bytes it moved: the caller writes the
+  // rest (the kernel cannot for these files, e.g. an output opened O_APPEND).
+  size_t CopyFromSource(uint64_t from, size_t n) {
+    size_t done = 0;
+    while (done < n && copy_ != kCopyNone) {
+      ssize_t w;
+      if (copy_ == kCopyRange) {
+        loff_t off = static_cast<loff_t>(from + done);
+        w = copy_file_range(source_fd_, &off, fd_, nullptr, n - done, 0);
+      } else {
+        off_t off = static_cast<off_t>(from + done);
+        w = sendfile(fd_, source_fd_, &off, n - done);
+      }
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {  // not for these files: the next way, or write(2)
+        copy_ = copy_ == kCopyRange ? kCopySendfile : kCopyNone;
+        continue;
+      }
+      done += static_cast<size_t>(w);
+      written_ += static_cast<uint64_t>(w);
+    }
+    return done;
   }
   static bool FlushTo(void* self, const char* p, size_t n) {
     Output* o = static_cast<Output*>(self);
@@ -254,6 +297,11 @@ class Output {
   int fd_ = STDOUT_FILENO;
   int error_ = 0;
   uint64_t written_ = 0, records_ = 0;
+  const char* source_ = nullptr;
+  size_t source_size_ = 0;
+  int source_fd_ = -1;
+  uint64_t source_at_ = 0;
+  enum { kCopyRange, kCopySendfile, kCopyNone } copy_ = kCopyRange;
 };
 Output* g_output = nullptr;
 
@@ -298,6 +346,10 @@ class Input {
 
   std::string_view data() const { return {data_, size_}; }
   size_t padding() const { return padding_; }
+  // A mapped file: its descriptor and the file offset of data()'s first byte (-1: read
+  // from a pipe).
+  int file_fd() const { return map_ != nullptr ? fd_ : -1; }
+  uint64_t file_offset() const { return file_offset_; }
 
  private:
   [[noreturn]] static void TooLarge(uint64_t max) {
@@ -322,6 +374,7 @@ class Input {
     }
     data_ = map_ + skip;
     size_ = static_cast<size_t>(size);
+    file_offset_ = at;
     padding_ = map_size_ - skip - size_;
   }
   void ReadAll(const std::string& path, uint64_t max) {
@@ -359,6 +412,7 @@ class Input {
   char* buf_ = nullptr;
   const char* data_ = "";
   size_t size_ = 0, padding_ = 0;
+  uint64_t file_offset_ = 0;
 };
 
 // --seq: records read from the input a chunk at a time.
@@ -549,6 +603,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   // The output streams to its file as it is written, a chunk at a time.
+  if (input.file_fd() >= 0)
+    out->SetSource(input.data().data(), input.data().size(), input.file_fd(), input.file_offset());
   rosetta::codec::OutputBuffer buffer;
   // With a JSON Schema, stdout gets nothing before the payload is known to be valid (a
   // file under -o is a temporary until then, so it may stream).
