@@ -7,9 +7,11 @@ varint-delimited protobuf sequences against Python's protobuf encoding.
 usage: cli_stream_test.py ROSETTA SOURCE_DIR [--sanitized]
   --sanitized: a sanitizer build (its memory is not the program's: RSS bounds not checked)
 """
+import hashlib
 import json
 import os
 import pty
+import random
 import select
 import struct
 import subprocess
@@ -83,26 +85,67 @@ def main():
         # ---- a large blob streams in bounded memory: CBOR byte string -> MessagePack bin 32
         n = 64 << 20
         blob = os.path.join(tmp, 'blob.cbor')
-        with open(blob, 'wb') as f:
+        # A body with no period (a byte from the wrong offset shows), written and hashed 1 MiB
+        # at a time: this process never holds 64 MiB while the RSS checks fork rosetta (a
+        # child's ru_maxrss starts from its parent's RSS).
+        rng = random.Random(5)
+        h = hashlib.sha256(b'\xc6' + struct.pack('>I', n))
+        shifted = os.path.join(tmp, 'shifted.cbor')
+        with open(blob, 'wb') as f, open(shifted, 'wb') as g:
             f.write(b'\x5a' + struct.pack('>I', n))
-            f.write(bytes(range(256)) * (n // 256))
+            g.write(b'skipped' + b'\x5a' + struct.pack('>I', n))
+            for _ in range(n >> 20):
+                chunk = rng.randbytes(1 << 20)
+                f.write(chunk)
+                g.write(chunk)
+                h.update(chunk)
+        want = h.digest()
+
+        def digest(stream):
+            d = hashlib.sha256()
+            while True:
+                chunk = stream.read(1 << 20)
+                if not chunk:
+                    return d.digest()
+                d.update(chunk)
+
         limits = ['--max-input-bytes', str(n + 100), '--max-output-bytes', str(n + 100),
                   '--max-string-bytes', str(n), '--max-alloc-bytes', str(4 * n)]
+        to_mp = ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits
         out_mp = os.path.join(tmp, 'blob.mp')
-        r = run(rosetta, ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits + [blob, '-o', out_mp])
-        with open(out_mp, 'rb') as f:
-            head = f.read(5)
-            body_ok = f.read(1 << 20) == (bytes(range(256)) * 4096)
-        check(r.returncode == 0 and head == b'\xc6' + struct.pack('>I', n) and body_ok
-              and os.path.getsize(out_mp) == n + 5, '64 MiB byte string -> bin 32 (exit %d)' % r.returncode)
-        os.unlink(out_mp)
         if not sanitized:
-            code, rss = peak_rss(rosetta, ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits + [blob])
+            code, rss = peak_rss(rosetta, to_mp + [blob])
             check(code == 0 and rss < n + (16 << 20),
                   '64 MiB blob to stdout: peak RSS %.1f MiB <= input + 16 MiB' % (rss / 2**20))
-            code, rss = peak_rss(rosetta, ['transcode', '--from', 'cbor', '--to', 'msgpack'] + limits + ['-'], blob)
+            code, rss = peak_rss(rosetta, to_mp + ['-'], blob)
             check(code == 0 and rss < n + (16 << 20),
                   'the same blob on stdin (a file): peak RSS %.1f MiB' % (rss / 2**20))
+        # The body goes from the input file by copy_file_range (-o), sendfile (a pipe) or
+        # write (an output opened O_APPEND takes neither): every way, every byte.
+        r = run(rosetta, to_mp + [blob, '-o', out_mp])
+        with open(out_mp, 'rb') as f:
+            got = digest(f)
+        check(r.returncode == 0 and got == want, '64 MiB byte string -> bin 32, -o (exit %d)' % r.returncode)
+        os.unlink(out_mp)
+        p = subprocess.Popen([rosetta] + to_mp + [blob], stdout=subprocess.PIPE)
+        got = digest(p.stdout)
+        check(p.wait() == 0 and got == want, 'the same to stdout, a pipe (exit %d)' % p.returncode)
+        with open(out_mp, 'wb') as f:
+            f.write(b'before')
+        with open(out_mp, 'ab') as f:
+            code = subprocess.run([rosetta] + to_mp + [blob], stdout=f).returncode
+        with open(out_mp, 'rb') as f:
+            check(code == 0 and f.read(6) == b'before' and digest(f) == want,
+                  'the same appended to a file opened O_APPEND (exit %d)' % code)
+        os.unlink(out_mp)
+        with open(shifted, 'rb') as f:
+            f.seek(7)  # stdin is the file from byte 7 on
+            code = subprocess.run([rosetta] + to_mp + ['-', '-o', out_mp], stdin=f).returncode
+        with open(out_mp, 'rb') as f:
+            got = digest(f)
+        check(code == 0 and got == want, 'the same from stdin, a file read from byte 7 (exit %d)' % code)
+        os.unlink(out_mp)
+        os.unlink(shifted)
         os.unlink(blob)
 
         # ---- --seq from a pipe, records arriving slowly over 2.5 s
