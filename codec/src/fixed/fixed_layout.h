@@ -79,6 +79,16 @@ struct FixedEncoding {
   std::string image;      // padded with zeros to a multiple of 32 bytes
   size_t image_size = 0;  // the record's bytes in it
   std::vector<FloatSlot> floats;
+  // With SSSE3, when the floats are the whole record, back to back from its first byte,
+  // and it has 16 bytes or more: the image is made 16 bytes at a time. Piece j is the 16
+  // record bytes at shuffle[j].from moved into place and byte-swapped by one byte shuffle
+  // (`mask`; 0x80 where the image has a literal byte), OR'd into the image's piece j.
+  // Empty otherwise.
+  struct ShufflePiece {
+    uint8_t mask[16];
+    uint32_t from;
+  };
+  std::vector<ShufflePiece> shuffle;
 };
 
 struct FixedLayout {

@@ -496,6 +496,50 @@ TEST(FixedEncoder, SameBytesAsTheGeneralPath) {
   EXPECT_GT(left_to_general, 0);  // random floats include NaN and infinities
 }
 
+// Records of floats only (Triangle) as the mesh benchmark has them, into CBOR and
+// MessagePack in batches: first with no float that the image leaves to the steps (every
+// batch goes by FixedEncoding::shuffle where the CPU has SSSE3), then with such floats
+// (one that fits a half, zeros, infinities, NaN, the largest half) in some records, whose
+// batches go record by record. The bytes are the general path's.
+TEST(FixedEncoder, FloatRecordsAsTheGeneralPath) {
+  const FixedLayout& layout = *TheSchema().Find(kTriangle)->fixed;
+  ASSERT_EQ(layout.size, 48u);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> coord(-1000.0f, 1000.0f);
+  const float odd[] = {1.0f, 0.5f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 65504.0f};
+  int odd_records = 0;
+  for (int round = 0; round < 2; ++round) {
+    std::string all, want[4];
+    for (int i = 0; i < 3000; ++i) {
+      float v[12];
+      for (float& x : v) {
+        // The lowest mantissa bit set: no half holds it.
+        x = std::bit_cast<float>(std::bit_cast<uint32_t>(coord(rng)) | 1u);
+      }
+      if (round == 1 && i % 37 == 5) {
+        v[i % 12] = odd[i % std::size(odd)];
+        ++odd_records;
+      }
+      std::string record(48, '\0');
+      std::memcpy(record.data(), v, 48);
+      all += record;
+      for (uint8_t f : {uint8_t{2}, uint8_t{3}}) {
+        bool ok = false;
+        want[f] += GeneralIn(f, layout, record, &ok);
+        ASSERT_TRUE(ok);
+      }
+    }
+    for (uint8_t f : {uint8_t{2}, uint8_t{3}}) {
+      OutputBuffer out;
+      out.Begin(~uint64_t{0}, nullptr);
+      ASSERT_TRUE(
+          EncodeFixed(layout, f, reinterpret_cast<const uint8_t*>(all.data()), 3000, false, out));
+      EXPECT_TRUE(std::string(out.view()) == want[f]) << "round " << round << " format " << int{f};
+    }
+  }
+  EXPECT_EQ(odd_records, 81);
+}
+
 // Every integer width's edges (and one past them), in every integer field of LogRecord
 // at once, one record per edge and all of them in one batch: the compiled steps write each
 // as the general path's writers do (their heads are chosen without branches).
