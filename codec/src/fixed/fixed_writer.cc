@@ -26,37 +26,6 @@ bool FixedWriter::OutputFull() {
   return ctx_.BudgetExceeded(out_.capacity());
 }
 
-namespace {
-
-// a == b for the short names of fields and enum values: the bytes compared as one or two
-// overlapping words (nothing outside either view is read), not through a call to memcmp.
-inline bool SameName(std::string_view a, std::string_view b) {
-  const size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* p = a.data();
-  const char* q = b.data();
-  if (n >= 8 && n <= 16) {
-    uint64_t a0, a1, b0, b1;
-    std::memcpy(&a0, p, 8);
-    std::memcpy(&a1, p + n - 8, 8);
-    std::memcpy(&b0, q, 8);
-    std::memcpy(&b1, q + n - 8, 8);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t a0, a1, b0, b1;
-    std::memcpy(&a0, p, 4);
-    std::memcpy(&a1, p + n - 4, 4);
-    std::memcpy(&b0, q, 4);
-    std::memcpy(&b1, q + n - 4, 4);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  if (n < 4) return n == 0 || (p[0] == q[0] && p[n / 2] == q[n / 2] && p[n - 1] == q[n - 1]);
-  return std::memcmp(p, q, n) == 0;
-}
-
-}  // namespace
-
 const FixedStep* FixedWriter::Member(Level& level, std::string_view key) {
   const FixedStep* steps = layout_.steps.data();
   const uint32_t end = steps[level.begin].end;
@@ -64,7 +33,7 @@ const FixedStep* FixedWriter::Member(Level& level, std::string_view key) {
     return steps[i].kind == FixedKind::kBegin ? steps[i].end + 1 : i + 1;
   };
   auto matches = [&](const FixedStep& s) {
-    return SameName(s.key, key) || SameName(s.field->name, key);
+    return fixed_detail::SameName(s.key, key) || fixed_detail::SameName(s.field->name, key);
   };
   if (level.next < end && matches(steps[level.next])) [[likely]] {
     const uint32_t i = level.next;
@@ -141,7 +110,7 @@ bool FixedWriter::EndArray() {
   return true;
 }
 
-bool FixedWriter::Text(std::string_view s) {
+bool FixedWriter::TextSlow(std::string_view s) {
   if (skipping_ || levels_.empty() || due_ != nullptr) return Value(Ev{Ev::kText, 0, 0, s});
   // A member name.
   Level& level = levels_.back();
@@ -313,7 +282,7 @@ bool FixedWriter::Store(const FixedStep& s, const Ev& ev) {
         // numbers are too spread out for that table, in the descriptor.
         size_t i = 0;
         while (i < s.enum_names.size() &&
-               (s.enum_names[i].empty() || !SameName(s.enum_names[i], ev.s)))
+               (s.enum_names[i].empty() || !fixed_detail::SameName(s.enum_names[i], ev.s)))
           ++i;
         if (i < s.enum_names.size()) {
           number = static_cast<int32_t>(int64_t{s.enum_min} + static_cast<int64_t>(i));

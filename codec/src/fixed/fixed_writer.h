@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,37 @@
 #include "rosetta/codec/sink.h"
 
 namespace rosetta::codec {
+
+namespace fixed_detail {
+
+// a == b for the short names of fields and enum values: the bytes compared as one or two
+// overlapping words (nothing outside either view is read), not through a call to memcmp.
+inline bool SameName(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  if (n >= 8 && n <= 16) {
+    uint64_t a0, a1, b0, b1;
+    std::memcpy(&a0, p, 8);
+    std::memcpy(&a1, p + n - 8, 8);
+    std::memcpy(&b0, q, 8);
+    std::memcpy(&b1, q + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t a0, a1, b0, b1;
+    std::memcpy(&a0, p, 4);
+    std::memcpy(&a1, p + n - 4, 4);
+    std::memcpy(&b0, q, 4);
+    std::memcpy(&b1, q + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  if (n < 4) return n == 0 || (p[0] == q[0] && p[n / 2] == q[n / 2] && p[n - 1] == q[n - 1]);
+  return std::memcmp(p, q, n) == 0;
+}
+
+}  // namespace fixed_detail
 
 // Writes one record of a fixed layout from events shaped like the reader's (a map of
 // members by json_name or declared name, messages as maps): the record is reserved in
@@ -38,8 +71,44 @@ class FixedWriter {
   bool Simple(uint8_t) { return Value(Ev{Ev::kOther}); }
   bool Uint(uint64_t v) { return Value(Ev{Ev::kUint, v}); }
   bool NegInt(uint64_t n) { return Value(Ev{Ev::kNegInt, n}); }
-  bool Double(double d) { return Value(Ev{Ev::kDouble, 0, d}); }
-  bool Text(std::string_view s);
+  // A number into a float or double field (a mesh's every value) is stored here; what
+  // needs a check or a message (a float beyond float's range, a NaN or infinity, any
+  // other field kind) goes through Value.
+  bool Double(double d) {
+    if (due_ != nullptr && !skipping_) [[likely]] {
+      char* const p = out_.data() + record_ + due_->offset;
+      if (due_->kind == FixedKind::kFloat) {
+        const auto f = static_cast<float>(d);
+        if (std::isfinite(f)) [[likely]] {
+          std::memcpy(p, &f, 4);
+          Done();
+          return true;
+        }
+      } else if (due_->kind == FixedKind::kDouble && std::isfinite(d)) {
+        std::memcpy(p, &d, 8);
+        Done();
+        return true;
+      }
+    }
+    return Value(Ev{Ev::kDouble, 0, d});
+  }
+  // A member name that is the next field of the open message, in declaration order (the
+  // usual case) and not a message itself, is taken here; anything else in TextSlow.
+  bool Text(std::string_view s) {
+    if (due_ == nullptr && !skipping_ && !levels_.empty()) [[likely]] {
+      Level& level = levels_.back();
+      const FixedStep* const steps = layout_.steps.data();
+      const uint32_t i = level.next;
+      if (i < steps[level.begin].end && steps[i].kind != FixedKind::kBegin &&
+          fixed_detail::SameName(steps[i].key, s) && !(refuse_duplicates_ && seen_[i])) {
+        if (refuse_duplicates_) seen_[i] = 1;
+        level.next = i + 1;
+        due_ = &steps[i];
+        return true;
+      }
+    }
+    return TextSlow(s);
+  }
   bool Bytes(std::string_view) { return Value(Ev{Ev::kOther}); }
   bool BeginArray(uint64_t);
   bool EndArray();
@@ -60,6 +129,7 @@ class FixedWriter {
     uint32_t next;   // the member step expected next (the usual order)
   };
 
+  bool TextSlow(std::string_view s);
   bool Value(const Ev& ev);
   bool Store(const FixedStep& s, const Ev& ev);
   bool Integer(const FixedStep& s, const Ev& ev, int64_t min, uint64_t max, uint64_t* raw);
