@@ -763,7 +763,7 @@ class Compiler {
   static void BuildMembers(Node* n) {
     std::vector<Node::Member> members;
     n->member_table.clear();
-    for (const Property& p : n->properties) members.push_back({p.name, p.node, kNone});
+    for (const Property& p : n->properties) members.push_back({p.name, p.node, kNone, 0});
     for (uint32_t w = 0; w < n->watched.size(); ++w) {
       bool found = false;
       for (auto& m : members) {
@@ -772,14 +772,16 @@ class Compiler {
           found = true;
         }
       }
-      if (!found) members.push_back({n->watched[w], kNone, w});
+      if (!found) members.push_back({n->watched[w], kNone, w, 0});
     }
     if (members.empty()) return;
     size_t size = 4;
     while (size < members.size() * 2) size *= 2;
-    n->member_table.assign(size, Node::Member{std::string_view(), kNone, kNone});
-    for (const Node::Member& m : members) {
-      size_t at = MemberHash(m.name) & (size - 1);
+    n->member_table.assign(size, Node::Member{std::string_view(), kNone, kNone, 0});
+    for (Node::Member& m : members) {
+      const uint64_t hash = MemberHash(m.name);
+      m.tag = static_cast<uint32_t>(hash >> 32);
+      size_t at = hash & (size - 1);
       while (n->member_table[at].name.data() != nullptr) at = (at + 1) & (size - 1);
       n->member_table[at] = m;
     }

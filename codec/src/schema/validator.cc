@@ -313,8 +313,8 @@ bool Validator::OnScalar(const Scalar& v) {
     if (f.expect_key) {
       if (v.type == kTypeNumber && v.num != Scalar::kDouble) {
         // An integer key is its decimal text (as the JSON writer prints it).
-        const std::string text = NumberText(v);
-        return OnKey(text);
+        f.key_store = NumberText(v);
+        return OnKey(f.key_store);
       }
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
@@ -355,7 +355,7 @@ bool Validator::OnKey(std::string_view key) {
   Frame& f = frames_.back();
   const uint64_t offset = item_offset_;
   have_offset_ = false;
-  f.key.assign(key.data(), key.size());
+  f.key = key;
   f.expect_key = false;
   if (f.capture) {
     marks_.push_back(canon_.size());
@@ -459,7 +459,7 @@ void Validator::PrepareItem(Frame& f) {
 }
 
 void Validator::Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index,
-                        const std::string& key) {
+                        std::string_view key) {
   Eval& ev = evals_[owner];
   switch (kind) {
     case kMust:
@@ -472,7 +472,10 @@ void Validator::Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index,
       }
       return;
     case kUneval:
-      if (!ok) ExtraOf(evals_[owner]).uneval.emplace_back(index, frames_.back().is_map ? key : "");
+      if (!ok)
+        ExtraOf(evals_[owner])
+            .uneval.emplace_back(index,
+                                 std::string(frames_.back().is_map ? key : std::string_view()));
       return;
   }
 }

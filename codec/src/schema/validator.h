@@ -118,7 +118,11 @@ class Validator {
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
-    std::string key;  // current member's name (maps)
+    // The current member's name (maps): a view of the reader's text, which stays in place
+    // while its map is read (the reader's duplicate check holds views of every key), or of
+    // key_store for an integer key.
+    std::string_view key;
+    std::string key_store;
   };
 
   bool OnScalar(const Scalar& v);
@@ -131,7 +135,7 @@ class Validator {
   void CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index, uint32_t owner,
                   SlotKind owner_kind, uint32_t scope, bool committed);
   void Finalize(uint32_t e, const Frame& f);
-  void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, const std::string& key);
+  void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key);
   uint32_t ScopeFor(uint32_t node, uint32_t scope);
   uint32_t Dynamic(const Node& n, uint32_t scope) const;
   Extra& ExtraOf(Eval& e);
@@ -193,7 +197,7 @@ class Validator {
     const Frame& back() const { return pool_[depth_ - 1]; }
     Frame& operator[](size_t i) { return pool_[i]; }
     const Frame& operator[](size_t i) const { return pool_[i]; }
-    // f's fields, all but the key (which starts empty in the kept buffer).
+    // f's fields, all but the key (which starts empty).
     void push(const Frame& f) {
       if (depth_ == pool_.size()) pool_.emplace_back();
       Frame& slot = pool_[depth_++];
@@ -207,7 +211,7 @@ class Validator {
       slot.is_map = f.is_map;
       slot.expect_key = f.expect_key;
       slot.capture = f.capture;
-      slot.key.clear();
+      slot.key = {};
     }
     void pop() { --depth_; }
     void reserve(size_t n) { pool_.reserve(n); }
