@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 
 #include "rosetta/codec/json_schema.h"
 #include "schema/format_check.h"
+#include "schema/regex.h"
 
 namespace re2 {
 class RE2;
@@ -225,6 +227,13 @@ struct Compiled {
   std::vector<Node> nodes;
   std::vector<std::unique_ptr<re2::RE2>> regexes;
   std::vector<std::string> regex_sources;
+  // Beside each regex: its one-pass form when it has one (AnchoredPieces), which searches
+  // in its place.
+  std::vector<std::optional<AnchoredPieces>> anchored;
+  bool Search(uint32_t regex, std::string_view text) const {
+    const std::optional<AnchoredPieces>& a = anchored[regex];
+    return a ? a->Search(text) : RegexSearch(*regexes[regex], text);
+  }
   std::vector<Resource> resources;
   std::vector<std::string> anchor_names;
   std::vector<std::string> documents;  // file (or URI) of each document, for locations

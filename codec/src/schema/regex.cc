@@ -1501,6 +1501,163 @@ bool IsEcmaRegex(std::string_view pattern, std::string* error) {
   return Run(pattern, false, nullptr, error) != 1;
 }
 
+namespace {
+
+// ECMA-262's syntax characters, escaped to mean themselves; plus the other ASCII
+// punctuation the translation takes as identity escapes (`\-`, `\_`, `\"`...).
+bool IsEscapablePunct(char c) {
+  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+         (c >= '{' && c <= '~');
+}
+bool IsPlainAscii(char c) { return c >= ' ' && c <= '~'; }
+// ECMA-262's SyntaxCharacter: ^ $ \ . * + ? ( ) [ ] { } |
+bool IsSyntaxCharacter(char c) {
+  switch (c) {
+    case '^':
+    case '$':
+    case '\\':
+    case '.':
+    case '*':
+    case '+':
+    case '?':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '|':
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::optional<AnchoredPieces> AnchoredPieces::Parse(std::string_view s) {
+  constexpr uint32_t kMany = ~uint32_t{0};
+  AnchoredPieces out;
+  if (s.empty() || s[0] != '^') return std::nullopt;
+  size_t i = 1;
+  // One class member at s[i]: a literal or an escaped punctuation mark (its character in
+  // *c), or \d / \w (added to the piece, *c = -1).
+  auto member = [&](Piece* piece, int* c) {
+    if (i >= s.size()) return false;
+    const char a = s[i];
+    if (a == '\\') {
+      if (i + 1 >= s.size()) return false;
+      const char d = s[i + 1];
+      i += 2;
+      if (d == 'd' || d == 'w') {
+        for (char x = '0'; x <= '9'; ++x) piece->Add(x);
+        if (d == 'w') {
+          for (char x = 'a'; x <= 'z'; ++x) piece->Add(x);
+          for (char x = 'A'; x <= 'Z'; ++x) piece->Add(x);
+          piece->Add('_');
+        }
+        *c = -1;
+        return true;
+      }
+      if (!IsEscapablePunct(d)) return false;
+      *c = static_cast<unsigned char>(d);
+      return true;
+    }
+    if (!IsPlainAscii(a) || a == '[' || a == ']') return false;
+    *c = static_cast<unsigned char>(a);
+    ++i;
+    return true;
+  };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '$') {
+      if (i + 1 != s.size()) return std::nullopt;
+      out.end_anchored_ = true;
+      break;
+    }
+    Piece piece;
+    if (c == '[') {
+      ++i;
+      if (i < s.size() && (s[i] == '^' || s[i] == ']')) return std::nullopt;
+      while (i < s.size() && s[i] != ']') {
+        int from;
+        if (!member(&piece, &from)) return std::nullopt;
+        if (i + 1 < s.size() && s[i] == '-' && s[i + 1] != ']') {
+          ++i;
+          int to;
+          if (from < 0 || !member(&piece, &to) || to < 0 || to < from) return std::nullopt;
+          for (int x = from; x <= to; ++x) piece.Add(static_cast<unsigned char>(x));
+          if (i + 1 < s.size() && s[i] == '-' && s[i + 1] != ']') return std::nullopt;
+        } else if (from >= 0) {
+          piece.Add(static_cast<unsigned char>(from));
+        }
+      }
+      if (i >= s.size()) return std::nullopt;
+      ++i;  // ]
+    } else if (c == '\\') {
+      int one;
+      if (!member(&piece, &one)) return std::nullopt;
+      if (one >= 0) piece.Add(static_cast<unsigned char>(one));
+    } else if (IsPlainAscii(c) && !IsSyntaxCharacter(c)) {
+      piece.Add(static_cast<unsigned char>(c));
+      ++i;
+    } else {
+      return std::nullopt;  // . ( ) | * + ? { } ] ^ and anything not printable ASCII
+    }
+    if (i < s.size()) {
+      const char q = s[i];
+      if (q == '?') {
+        piece.min = 0;
+        ++i;
+      } else if (q == '*') {
+        piece.min = 0;
+        piece.max = kMany;
+        ++i;
+      } else if (q == '+') {
+        piece.max = kMany;
+        ++i;
+      } else if (q == '{') {
+        auto number = [&](uint32_t* n) {
+          const size_t start = i;
+          uint32_t v = 0;
+          while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 5) {
+            v = v * 10 + static_cast<uint32_t>(s[i] - '0');
+            ++i;
+          }
+          *n = v;
+          return i > start && v <= static_cast<uint32_t>(kEcmaRegexMaxRepeat);
+        };
+        ++i;
+        if (!number(&piece.min)) return std::nullopt;
+        piece.max = piece.min;
+        if (i < s.size() && s[i] == ',') {
+          ++i;
+          piece.max = kMany;
+          if (i < s.size() && s[i] != '}' && !number(&piece.max)) return std::nullopt;
+        }
+        if (i >= s.size() || s[i] != '}' || piece.max < piece.min) return std::nullopt;
+        ++i;
+      }
+      // A lazy or a second quantifier: RE2's.
+      if (i < s.size() && (s[i] == '?' || s[i] == '*' || s[i] == '+' || s[i] == '{'))
+        return std::nullopt;
+    }
+    out.pieces_.push_back(piece);
+  }
+  if (out.pieces_.empty()) return std::nullopt;
+  const size_t n = out.pieces_.size();
+  for (size_t k = 0; k < n; ++k) {
+    const Piece& a = out.pieces_[k];
+    if (a.min == a.max) continue;
+    for (size_t j = k + 1; j < n; ++j) {
+      const Piece& b = out.pieces_[j];
+      if ((a.low & b.low) != 0 || (a.high & b.high) != 0) return std::nullopt;
+      if (b.min > 0) break;
+    }
+  }
+  return out;
+}
+
 bool RegexSearch(const re2::RE2& re, std::string_view text) {
   // Match with no submatches, not PartialMatch: that goes through DoMatch's argument
   // handling first, a quarter of a short string's search.

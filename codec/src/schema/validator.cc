@@ -345,7 +345,7 @@ bool Validator::OnScalar(const Scalar& v) {
     return !stopped_;
   }
   Frame& f = frames_.back();
-  slots_.resize(f.slots_begin);
+  slots_.resize(SlotsAfterChild(f));
   ++f.count;
   if (f.is_map) f.expect_key = true;
   return !stopped_;
@@ -390,7 +390,7 @@ bool Validator::OnKey(std::string_view key) {
       }
     }
     for (const PatternProperty& pp : n.pattern_properties) {
-      if (RegexSearch(*set_.regexes[pp.regex], key)) {
+      if (set_.Search(pp.regex, key)) {
         slots_.push_back(Slot{e, pp.node, kMust});
         claimed = true;
       }
@@ -433,6 +433,7 @@ bool Validator::OnKey(std::string_view key) {
 }
 
 void Validator::PrepareItem(Frame& f) {
+  if (f.kept) return;
   const uint64_t i = f.count;
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; ++e) {
@@ -456,10 +457,14 @@ void Validator::PrepareItem(Frame& f) {
       slots_.push_back(Slot{e, n.unevaluated_items, kUneval});
     if (covered && ev.tracks) SetBit(ExtraOf(evals_[e]).claims, i);
   }
+  if (i >= f.stable_from) {
+    f.kept = true;
+    f.item_slots_end = static_cast<uint32_t>(slots_.size());
+  }
 }
 
-void Validator::Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index,
-                        std::string_view key) {
+void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t index,
+                             std::string_view key) {
   Eval& ev = evals_[owner];
   switch (kind) {
     case kMust:
@@ -515,6 +520,12 @@ bool Validator::OnBegin(bool is_map) {
   for (uint32_t e = f.evals_begin; e < evals_.size(); ++e) {
     const Node& node = nodes_[evals_[e].node];
     if (node.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) capture = true;
+    if (!is_map && node.kind == Node::kSchema && node.has_array_work) {
+      if (evals_[e].tracks)
+        f.stable_from = kNoLimit;
+      else if (node.prefix_items.size() > f.stable_from)
+        f.stable_from = node.prefix_items.size();
+    }
   }
   f.capture = capture;
   if (capture) {
@@ -673,7 +684,7 @@ bool Validator::OnEnd() {
     return !stopped_;
   }
   Frame& p = frames_.back();
-  slots_.resize(p.slots_begin);
+  slots_.resize(SlotsAfterChild(p));
   ++p.count;
   if (p.is_map) p.expect_key = true;
   return !stopped_;
@@ -1063,7 +1074,7 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
                  std::to_string(n.max_length);
         });
     }
-    if (n.pattern != kNone && !RegexSearch(*set_.regexes[n.pattern], v.s))
+    if (n.pattern != kNone && !set_.Search(n.pattern, v.s))
       fail("pattern", [&] {
         return Quote(v.s) + " does not match the pattern " + Quote(set_.regex_sources[n.pattern]);
       });

@@ -115,6 +115,13 @@ class Validator {
     uint32_t extras_begin = 0;
     uint32_t marks_begin = 0;  // canonical capture: member / item starts
     size_t canon_begin = 0;
+    // Arrays: from item `stable_from` on, every item is due to the same subschemas (past
+    // every prefixItems, with no evaluation tracking item indexes), so once that item's
+    // slots are made they are kept for the rest of the array (`kept`, up to
+    // item_slots_end) instead of being made again per item.
+    uint64_t stable_from = 0;
+    uint32_t item_slots_end = 0;
+    bool kept = false;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -135,7 +142,19 @@ class Validator {
   void CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index, uint32_t owner,
                   SlotKind owner_kind, uint32_t scope, bool committed);
   void Finalize(uint32_t e, const Frame& f);
-  void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key);
+  void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key) {
+    if (kind == kMust) {
+      if (!ok) evals_[owner].valid = false;
+      return;
+    }
+    DeliverOther(owner, kind, ok, index, key);
+  }
+  void DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key);
+  // Where the slots of the frame's current child end when the child is done: the item
+  // slots an array keeps stay.
+  static uint32_t SlotsAfterChild(const Frame& f) {
+    return f.kept ? f.item_slots_end : f.slots_begin;
+  }
   uint32_t ScopeFor(uint32_t node, uint32_t scope);
   uint32_t Dynamic(const Node& n, uint32_t scope) const;
   Extra& ExtraOf(Eval& e);
@@ -211,6 +230,9 @@ class Validator {
       slot.is_map = f.is_map;
       slot.expect_key = f.expect_key;
       slot.capture = f.capture;
+      slot.stable_from = f.stable_from;
+      slot.item_slots_end = f.item_slots_end;
+      slot.kept = f.kept;
       slot.key = {};
     }
     void pop() { --depth_; }

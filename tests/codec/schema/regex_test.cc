@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -797,6 +798,121 @@ TEST(EcmaRegex, SearchIsLinear) {
   ASSERT_TRUE(any) << error;
   EXPECT_FALSE(RegexSearch(*any, "\xff"));
   EXPECT_TRUE(RegexSearch(*any, "\xc3\xa9"));
+}
+
+// ---------------------------------------------------------------------------------------
+// AnchoredPieces: the one-pass form of simple anchored patterns, checked against RE2.
+
+TEST(AnchoredPieces, TakesOnlyPatternsGreedyMatchingDecides) {
+  for (const char* taken :
+       {"^[0-9A-Fa-f]{6}$", "^https?://", "^[a-z][a-z0-9_]*$", "^[0-9]{1,20}$", "^!?[a-z0-9]+$",
+        "^SEE LICENSE IN [A-Za-z0-9._/-]+$", "^/images/[A-Za-z0-9+/]{24}$", "^\\./",
+        "^x-[a-z][a-z0-9-]*$", "^[1-9][0-9]{0,15}$", "^\\d{3}-\\w+$", "^[_A-Za-z][A-Za-z0-9_-]*$",
+        "^a{2,}b?c*$", "^[-a]", "^[a-]x", "^[\\-\\]]+$", "^a{0}", "^a$"}) {
+    EXPECT_TRUE(AnchoredPieces::Parse(taken).has_value()) << taken;
+  }
+  for (const char* refused :
+       {"[0-9]",
+        "a^",
+        "^(?:a)",
+        "^a|b",
+        "^.",
+        "^[^a]",
+        "^a*?",
+        "^a+*",
+        "^\xc3\xa9",
+        "^\\s",
+        "^\\b",
+        "^a{2,1}",
+        "^a{1001}",
+        "^a{",
+        "^a}",
+        "^[]",
+        "^[a",
+        "^\\1",
+        "^",
+        "^a$b",
+        "^[a-z]*[a-z]$",   // variable piece, overlapping next: greedy could steal the last
+        "^a?a",            // the same with ?
+        "^[0-9]*x?[0-9]",  // skipping an optional piece meets an overlapping one
+        "^[z-a]",
+        "^[\\d-z]",
+        "^[a-c-e]"}) {
+    EXPECT_FALSE(AnchoredPieces::Parse(refused).has_value()) << refused;
+  }
+}
+
+TEST(AnchoredPieces, AgreesWithRe2OnMutatedAndRandomText) {
+  // Patterns with texts that match them; each text is mutated (characters replaced,
+  // inserted, deleted) and random texts are added, and every verdict is RE2's.
+  const std::vector<std::pair<const char*, std::vector<std::string>>> cases = {
+      {"^[0-9A-Fa-f]{6}$", {"C0DEED", "ffffff", "000000"}},
+      {"^https?://", {"http://t.co/x", "https://example.com"}},
+      {"^[a-z][a-z0-9_]*$", {"a", "abc_9", "z0"}},
+      {"^[0-9]{1,20}$", {"0", "12345678901234567890", "505874924095815681"}},
+      {"^!?[a-z0-9]+$", {"!linux", "x64", "!a"}},
+      {"^SEE LICENSE IN [A-Za-z0-9._/-]+$", {"SEE LICENSE IN LICENSE.md", "SEE LICENSE IN a/b"}},
+      {"^/images/[A-Za-z0-9+/]{24}$",
+       {"/images/abcdefghijklmnopqrstuvwx", "/images/++++//++++//++++//++"}},
+      {"^\\./", {"./a", "./"}},
+      {"^x-[a-z][a-z0-9-]*$", {"x-a", "x-abc-9"}},
+      {"^[1-9][0-9]{0,15}$", {"1", "1234567890123456"}},
+      {"^\\d{3}-\\w+$", {"123-a_B9", "000-_"}},
+      {"^a{2,}b?c*$", {"aa", "aaabccc", "aac"}},
+      {"^[-a]", {"-", "a-"}},
+      {"^[\\-\\]]+$", {"-]", "]]]"}},
+  };
+  std::mt19937_64 rng(20261202);
+  const std::string alphabet = "aAzZ09x_-./:!+]sS hpt\x80\n";
+  auto pick = [&] { return alphabet[rng() % alphabet.size()]; };
+  uint64_t checked = 0, matched = 0;
+  for (const auto& [pattern, texts] : cases) {
+    const std::optional<AnchoredPieces> pieces = AnchoredPieces::Parse(pattern);
+    ASSERT_TRUE(pieces.has_value()) << pattern;
+    std::string error;
+    const std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &error);
+    ASSERT_TRUE(re) << error;
+    uint64_t here = 0;
+    auto check = [&](const std::string& text) {
+      const bool want = RegexSearch(*re, text);
+      ASSERT_EQ(pieces->Search(text), want) << pattern << " on \"" << text << "\"";
+      ++checked;
+      here += want;
+    };
+    for (const std::string& text : texts) {
+      check(text);
+      for (int round = 0; round < 3000; ++round) {
+        std::string t = text;
+        const int edits = 1 + static_cast<int>(rng() % 3);
+        for (int e = 0; e < edits; ++e) {
+          const size_t at = t.empty() ? 0 : rng() % (t.size() + 1);
+          switch (rng() % 4) {
+            case 0:
+              if (at < t.size()) t[at] = pick();
+              break;
+            case 1:
+              t.insert(t.begin() + static_cast<std::ptrdiff_t>(at), pick());
+              break;
+            case 2:
+              if (at < t.size()) t.erase(at, 1);
+              break;
+            default:
+              if (at < t.size()) t.insert(t.begin() + static_cast<std::ptrdiff_t>(at), t[at]);
+          }
+        }
+        check(t);
+      }
+    }
+    for (int round = 0; round < 2000; ++round) {
+      std::string t(rng() % 12, ' ');
+      for (char& c : t) c = pick();
+      check(t);
+    }
+    EXPECT_GT(here, 20u) << pattern << ": too few texts match to test the matching side";
+    matched += here;
+  }
+  EXPECT_GT(checked, 100000u);
+  EXPECT_GT(matched, 5000u);
 }
 
 }  // namespace
