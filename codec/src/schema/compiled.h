@@ -114,6 +114,21 @@ struct Node {
   bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
   bool has_object_work = false;
   bool has_array_work = false;
+  // What a member name does here (KeyWork bits; 0: nothing, the name is not looked at).
+  enum KeyWork : uint8_t {
+    kKeyMembers = 1,     // properties or a watched name: member_table
+    kKeyPatterns = 2,    // patternProperties
+    kKeyAdditional = 4,  // additionalProperties
+    kKeyUneval = 8,      // unevaluatedProperties
+    kKeyNames = 16,      // propertyNames
+  };
+  uint8_t key_work = 0;
+  // Whether an object / an array that ends here has anything left to check at its end
+  // (type, const, enum, counts, required, dependencies, contains, uniqueItems, the
+  // verdicts of anyOf, oneOf, not, if); an evaluation that tracks evaluated members
+  // always has.
+  bool end_object_work = false;
+  bool end_array_work = false;
   // properties and watched names in one open-addressing table (MemberHash): a member name
   // is looked up once per Eval, whatever the number of properties.
   struct Member {

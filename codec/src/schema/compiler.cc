@@ -130,7 +130,10 @@ class Compiler {
     if (!CheckCycles(error)) return false;
     MarkTracking();
     if (!out_->uses_dynamic_scope) ForwardRefs();
-    for (Node& n : out_->nodes) BuildMembers(&n);
+    for (Node& n : out_->nodes) {
+      BuildMembers(&n);
+      WorkFlags(&n);
+    }
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
                      n.properties.size() * 48 + n.required.size() * 32;
@@ -787,6 +790,27 @@ class Compiler {
       while (n->member_table[at].name.data() != nullptr) at = (at + 1) & (size - 1);
       n->member_table[at] = m;
     }
+  }
+
+  // Node::key_work, end_object_work and end_array_work, from the compiled keywords.
+  static void WorkFlags(Node* n) {
+    if (n->kind != Node::kSchema) return;
+    uint8_t kw = 0;
+    if (!n->member_table.empty()) kw |= Node::kKeyMembers;
+    if (!n->pattern_properties.empty()) kw |= Node::kKeyPatterns;
+    if (n->additional_properties != kNone) kw |= Node::kKeyAdditional;
+    if (n->unevaluated_properties != kNone) kw |= Node::kKeyUneval;
+    if (n->property_names != kNone) kw |= Node::kKeyNames;
+    n->key_work = kw;
+    const bool either = (n->has & (Node::kConst | Node::kEnum)) != 0 || !n->any_of.empty() ||
+                        !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone;
+    const bool typed = (n->has & Node::kType) != 0;
+    n->end_object_work = either || (typed && !(n->types & kTypeObject)) || n->min_properties != 0 ||
+                         n->max_properties != kNoLimit || !n->required_w.empty() ||
+                         !n->dependent_required_w.empty() || !n->dependent_schemas.empty();
+    n->end_array_work = either || (typed && !(n->types & kTypeArray)) || n->min_items != 0 ||
+                        n->max_items != kNoLimit || (n->has & Node::kUniqueItems) != 0 ||
+                        n->contains != kNone;
   }
 
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,

@@ -375,10 +375,11 @@ bool Validator::OnKey(std::string_view key) {
       continue;
     }
     const Node& n = nodes_[ev.node];
-    if (n.kind != Node::kSchema || !n.has_object_work) continue;
+    const uint8_t work = n.key_work;
+    if (work == 0) continue;
     bool claimed = false;
     const Node::Member* member = nullptr;
-    if (!n.member_table.empty()) {
+    if (work & Node::kKeyMembers) {
       if (!hashed) {
         hash = MemberHash(key);
         hashed = true;
@@ -389,13 +390,15 @@ bool Validator::OnKey(std::string_view key) {
         claimed = true;
       }
     }
-    for (const PatternProperty& pp : n.pattern_properties) {
-      if (set_.Search(pp.regex, key)) {
-        slots_.push_back(Slot{e, pp.node, kMust});
-        claimed = true;
+    if (work & Node::kKeyPatterns) {
+      for (const PatternProperty& pp : n.pattern_properties) {
+        if (set_.Search(pp.regex, key)) {
+          slots_.push_back(Slot{e, pp.node, kMust});
+          claimed = true;
+        }
       }
     }
-    if (!claimed && n.additional_properties != kNone) {
+    if (!claimed && (work & Node::kKeyAdditional)) {
       if (nodes_[n.additional_properties].kind == Node::kFalse) {
         evals_[e].valid = false;  // the member's value needs no look
         if (evals_[e].committed) {
@@ -409,7 +412,7 @@ bool Validator::OnKey(std::string_view key) {
       }
       claimed = true;
     }
-    if (n.unevaluated_properties != kNone && !claimed)
+    if (!claimed && (work & Node::kKeyUneval))
       slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
     if (claimed && evals_[e].tracks) SetBit(ExtraOf(evals_[e]).claims, f.count);
     if (member != nullptr && member->watch != kNone) {
@@ -421,7 +424,7 @@ bool Validator::OnKey(std::string_view key) {
           ExtraOf(evals_[e]).seen_more.push_back(static_cast<uint32_t>(w));
       }
     }
-    if (n.property_names != kNone) {
+    if (work & Node::kKeyNames) {
       item_offset_ = offset;
       const bool ok = EvalScalar(n.property_names, name, evals_[e].scope, evals_[e].committed);
       if (stopped_) return false;
@@ -729,6 +732,7 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
   Eval& ev = evals_[e];
   const Node& n = nodes_[ev.node];
   if (n.kind != Node::kSchema) return;
+  if (!(f.is_map ? n.end_object_work : n.end_array_work) && !ev.tracks) return;
   const bool committed = ev.committed;
   const size_t here = frames_.size() - 1;  // the container's own path: its parents' keys
   auto fail = [&](std::string_view keyword, auto&& message) {
