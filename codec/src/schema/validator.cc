@@ -604,11 +604,22 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
     if (n.dynamic_ref != kNone)
       CreateEval(Dynamic(n, scope), e, kAll, 0, kNone, kMust, scope, committed);
     for (uint32_t c : n.all_of) CreateEval(c, e, kAll, 0, kNone, kMust, scope, committed);
-    for (uint32_t c : n.any_of) CreateEval(c, e, kAny, 0, kNone, kMust, scope, false);
-    for (uint32_t c : n.one_of) CreateEval(c, e, kOne, 0, kNone, kMust, scope, false);
-    if (n.not_ != kNone) CreateEval(n.not_, e, kNot, 0, kNone, kMust, scope, false);
+    // A branch of anyOf, oneOf, not or if that cannot take a container of this type (false,
+    // or a `type` without it) is not made at all: Finalize counts a missing branch of these
+    // as a failed one, which it is. (then, else and dependentSchemas branches are always
+    // made: Finalize reads their failures.)
+    auto viable = [&](uint32_t c) {
+      const Node& b = nodes_[c];
+      return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & opening_type_));
+    };
+    for (uint32_t c : n.any_of)
+      if (viable(c)) CreateEval(c, e, kAny, 0, kNone, kMust, scope, false);
+    for (uint32_t c : n.one_of)
+      if (viable(c)) CreateEval(c, e, kOne, 0, kNone, kMust, scope, false);
+    if (n.not_ != kNone && viable(n.not_))
+      CreateEval(n.not_, e, kNot, 0, kNone, kMust, scope, false);
     if (n.if_ != kNone) {
-      CreateEval(n.if_, e, kIf, 0, kNone, kMust, scope, false);
+      if (viable(n.if_)) CreateEval(n.if_, e, kIf, 0, kNone, kMust, scope, false);
       if (n.then_ != kNone) CreateEval(n.then_, e, kThen, 0, kNone, kMust, scope, false);
       if (n.else_ != kNone) CreateEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
     }
@@ -1065,7 +1076,9 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
       fail("multipleOf",
            [&] { return NumberText(v) + " is not a multiple of " + Doubled(n.multiple_of); });
   } else if (v.type == kTypeString) {
-    if (n.min_length != 0 || n.max_length != kNoLimit) {
+    // A code point is 1 to 4 bytes: the bytes alone settle most lengths without a count.
+    const uint64_t bytes = v.s.size();
+    if (bytes > n.max_length || bytes / 4 < n.min_length) {
       const uint64_t len = CodePoints(v.s);
       if (len < n.min_length)
         fail("minLength", [&] {
