@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rosetta/codec/json_schema.h"
+#include "schema/ascii_dfa.h"
 #include "schema/format_check.h"
 #include "schema/regex.h"
 
@@ -242,12 +243,12 @@ struct Compiled {
   std::vector<Node> nodes;
   std::vector<std::unique_ptr<re2::RE2>> regexes;
   std::vector<std::string> regex_sources;
-  // Beside each regex: its one-pass form when it has one (AnchoredPieces), which searches
-  // in its place.
-  std::vector<std::optional<AnchoredPieces>> anchored;
+  // Beside each regex: its byte automaton when it has one (AsciiDfa), which searches in
+  // its place.
+  std::vector<std::optional<AsciiDfa>> dfas;
   bool Search(uint32_t regex, std::string_view text) const {
-    const std::optional<AnchoredPieces>& a = anchored[regex];
-    return a ? a->Search(text) : RegexSearch(*regexes[regex], text);
+    const std::optional<AsciiDfa>& dfa = dfas[regex];
+    return dfa ? dfa->Search(text) : RegexSearch(*regexes[regex], text);
   }
   std::vector<Resource> resources;
   std::vector<std::string> anchor_names;

@@ -140,8 +140,8 @@ class Compiler {
       for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
     }
     for (const auto& re : out_->regexes) out_->bytes += 64 + 16 * re->ProgramSize();
-    for (const auto& a : out_->anchored)
-      if (a) out_->bytes += 24 * a->pieces();
+    for (const auto& dfa : out_->dfas)
+      if (dfa) out_->bytes += dfa->bytes();
     if (out_->bytes > options_.max_schema_bytes) {
       *error = "the compiled schemas take " + std::to_string(out_->bytes) +
                " bytes, more than max_schema_bytes " + std::to_string(options_.max_schema_bytes);
@@ -822,7 +822,7 @@ class Compiler {
     if (!re) return Fail(p, keyword, why, error);
     out_->regexes.push_back(std::move(re));
     out_->regex_sources.push_back(pattern);
-    out_->anchored.push_back(AnchoredPieces::Parse(pattern));
+    out_->dfas.push_back(AsciiDfa::Build(pattern));
     *index = static_cast<uint32_t>(out_->regexes.size() - 1);
     regex_memo_[pattern] = *index;
     return true;

@@ -2,10 +2,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace re2 {
 class RE2;
@@ -82,46 +80,5 @@ bool IsEcmaRegex(std::string_view pattern, std::string* error);
 
 // Search: does `re` match anywhere in `text` (UTF-8; invalid bytes match nothing).
 bool RegexSearch(const re2::RE2& re, std::string_view text);
-
-// The patterns most schemas write: `^`, then pieces that are an ASCII literal or an ASCII
-// class ([...] of literals and ranges, \d, \w, an escaped punctuation mark), each with a
-// count (?, *, +, {m}, {m,}, {m,n}), then an optional `$`: "^[0-9A-Fa-f]{6}$",
-// "^https?://", "^[a-z][a-z0-9_]*$". Parse takes such a pattern only when no piece of
-// variable length can share a character with a piece that may come right after it (up to
-// the next piece that must occur). Then taking each piece's characters greedily is the
-// only way to match, and Search is one pass over the text, a few instructions a
-// character, where an RE2 search of a short text costs about 650 (its DFA cache and state
-// lookups). Every other pattern is RE2's alone; tests check these against RE2.
-class AnchoredPieces {
- public:
-  // Nothing when `ecma` is not of that form (the caller keeps RE2 for it).
-  static std::optional<AnchoredPieces> Parse(std::string_view ecma);
-  bool Search(std::string_view text) const {
-    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-    const auto* const end = p + text.size();
-    for (const Piece& piece : pieces_) {
-      uint32_t count = 0;
-      while (count < piece.max && p < end && piece.Has(*p)) {
-        ++p;
-        ++count;
-      }
-      if (count < piece.min) return false;
-    }
-    return !end_anchored_ || p == end;
-  }
-  size_t pieces() const { return pieces_.size(); }
-
- private:
-  struct Piece {
-    uint64_t low = 0, high = 0;  // the ASCII characters it takes: bits 0-63, 64-127
-    uint32_t min = 1, max = 1;
-    bool Has(unsigned char c) const {
-      return c < 64 ? (low >> c & 1) != 0 : c < 128 && (high >> (c - 64) & 1) != 0;
-    }
-    void Add(unsigned char c) { (c < 64 ? low : high) |= uint64_t{1} << (c & 63); }
-  };
-  std::vector<Piece> pieces_;
-  bool end_anchored_ = false;
-};
 
 }  // namespace rosetta::codec::schema

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -21,6 +22,7 @@
 #define ROSETTA_DEFAULT_DATA_DIR "../shared/data"
 #endif
 #include "rosetta_test_data.h"
+#include "schema/ascii_dfa.h"
 #include "schema/regex.h"
 
 namespace rosetta::codec::schema {
@@ -801,81 +803,123 @@ TEST(EcmaRegex, SearchIsLinear) {
 }
 
 // ---------------------------------------------------------------------------------------
-// AnchoredPieces: the one-pass form of simple anchored patterns, checked against RE2.
+// AsciiDfa: the byte automaton of simple patterns, checked against RE2.
 
-TEST(AnchoredPieces, TakesOnlyPatternsGreedyMatchingDecides) {
-  for (const char* taken :
-       {"^[0-9A-Fa-f]{6}$", "^https?://", "^[a-z][a-z0-9_]*$", "^[0-9]{1,20}$", "^!?[a-z0-9]+$",
-        "^SEE LICENSE IN [A-Za-z0-9._/-]+$", "^/images/[A-Za-z0-9+/]{24}$", "^\\./",
-        "^x-[a-z][a-z0-9-]*$", "^[1-9][0-9]{0,15}$", "^\\d{3}-\\w+$", "^[_A-Za-z][A-Za-z0-9_-]*$",
-        "^a{2,}b?c*$", "^[-a]", "^[a-]x", "^[\\-\\]]+$", "^a{0}", "^a$"}) {
-    EXPECT_TRUE(AnchoredPieces::Parse(taken).has_value()) << taken;
-  }
+// Every pattern of the benchmark's schemas (load/bench/schema/schemas) that AsciiDfa takes,
+// with texts that match it; the hot ones among them are why it exists.
+const std::vector<std::pair<const char*, std::vector<std::string>>>& DfaCases() {
+  static const auto* cases = new std::vector<std::pair<const char*, std::vector<std::string>>>{
+      {"^[0-9A-Fa-f]{6}$", {"C0DEED", "ffffff"}},
+      {"^https?://", {"http://t.co/x", "https://example.com"}},
+      {"^[a-z][a-z0-9_]*$", {"a", "abc_9"}},
+      {"^[0-9]{1,20}$", {"0", "12345678901234567890"}},
+      {"^!?[a-z0-9]+$", {"!linux", "x64"}},
+      {"^SEE LICENSE IN [A-Za-z0-9._/-]+$", {"SEE LICENSE IN LICENSE.md"}},
+      {"^/images/[A-Za-z0-9+/]{24}$", {"/images/abcdefghijklmnopqrstuvwx"}},
+      {"^\\./", {"./a"}},
+      {"\\.d\\.[cm]?ts$", {"index.d.ts", "a.d.mts"}},
+      {"\\.[0-9]$", {"man.1", "x.d.9"}},
+      {"\\{0\\}", {"{0}", "a{0}b"}},
+      {"^[a-z]{2,3}(?:-[a-z]{2,4})?$", {"en", "en-gb", "zh-hant"}},
+      {"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) "
+       "(?:0[1-9]|[12][0-9]|3[01]) (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9] [+-][0-9]{4} "
+       "[0-9]{4}$",
+       {"Sun Aug 31 00:29:15 +0000 2014", "Mon Jan 01 23:59:59 -0130 1999"}},
+      {"^(?:@[a-z0-9*~-][a-z0-9*._~-]*/)?[a-z0-9~-][a-z0-9._~-]*$",
+       {"lodash", "@babel/core", "a.b-c~"}},
+      {"^\\.(?:/[A-Za-z0-9*._-]+)*$", {".", "./lib/index.js"}},
+      {"^(?:0|[1-9][0-9]*)\\.(?:0|[1-9][0-9]*)\\.(?:0|[1-9][0-9]*)(?:-(?:0|[1-9][0-9]*|[0-9]*"
+       "[A-Za-z-][0-9A-Za-z-]*)(?:\\.(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?"
+       "(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$",
+       {"1.2.3", "0.0.1-alpha.1+build.5", "10.20.30-rc-1"}},
+      {"^(?:docker://[a-z0-9./:_-]+|\\./[A-Za-z0-9_./-]*|[A-Za-z0-9_.-]+/"
+       "[A-Za-z0-9_./-]+@[A-Za-z0-9_./-]+)$",
+       {"actions/checkout@v4", "docker://alpine:3.18", "./local"}},
+      {"^(?:[0-9*/,-]+ ){4}[0-9A-Za-z*/,-]+$", {"0 0 * * 1", "*/5 1,2 * * MON"}},
+      {"^[A-Za-z0-9_./-]+(?::[A-Za-z0-9_./-]+)?$", {"ubuntu", "node:20"}},
+      {"^(?:(?:github|gitlab|bitbucket):)?[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$",
+       {"github:a/b", "user/repo"}},
+      {"^\\([A-Za-z0-9.+-]+(?: (?:AND|OR) [A-Za-z0-9.+-]+)+\\)$", {"(MIT OR Apache-2.0)"}},
+      {"^[1-9][0-9]{0,15}$", {"1", "1234567890123456"}},
+      {"^\\d{3}-\\w+$", {"123-a_B9"}},
+      {"^a{2,}b?c*$", {"aa", "aaabccc"}},
+      {"^[a-z]*[a-z]$", {"a", "abc"}},  // greedy alone would fail these: an automaton does not
+      {"(a|b)*abb", {"abb", "xxababb"}},
+      {"^[-a]", {"-", "a-"}},
+      {"^[\\-\\]]+$", {"-]", "]]]"}},
+      {"", {"", "anything"}},
+      {"$", {"", "x"}},
+      {"^(?:a|)$", {"", "a"}},
+      {"^x+?y{1,3}?$", {"xy", "xxyyy"}},
+  };
+  return *cases;
+}
+
+TEST(AsciiDfa, TakesTheSubsetAndRefusesTheRest) {
+  for (const auto& [pattern, texts] : DfaCases())
+    EXPECT_TRUE(AsciiDfa::Build(pattern).has_value()) << pattern;
   for (const char* refused :
-       {"[0-9]",
-        "a^",
-        "^(?:a)",
-        "^a|b",
-        "^.",
+       {"^.",
+        "a.b",
         "^[^a]",
-        "^a*?",
-        "^a+*",
-        "^\xc3\xa9",
-        "^\\s",
-        "^\\b",
-        "^a{2,1}",
-        "^a{1001}",
-        "^a{",
-        "^a}",
-        "^[]",
-        "^[a",
-        "^\\1",
-        "^",
-        "^a$b",
-        "^[a-z]*[a-z]$",   // variable piece, overlapping next: greedy could steal the last
-        "^a?a",            // the same with ?
-        "^[0-9]*x?[0-9]",  // skipping an optional piece meets an overlapping one
-        "^[z-a]",
-        "^[\\d-z]",
-        "^[a-c-e]"}) {
-    EXPECT_FALSE(AnchoredPieces::Parse(refused).has_value()) << refused;
+        "\\s",
+        "\\S",
+        "\\D",
+        "\\bx",
+        "\\n",
+        "\\u0041",
+        "\\x41",
+        "\xc3\xa9",
+        "(?=a)",
+        "(?!a)",
+        "(?<=a)b",
+        "(?<n>a)",
+        "(?i:a)",
+        "a^",
+        "a$b",
+        "(a$)",
+        "^a|b",
+        "a|b$",
+        "a{",
+        "a{2,1}",
+        "a}",
+        "]",
+        "[]",
+        "[a",
+        "\\1",
+        "(a)\\1",
+        "a**",
+        "a+*",
+        "[z-a]",
+        "[\\d-z]",
+        "[a-c-e]",
+        "(a",
+        "a)",
+        "a{10000}",                                            // past the count the parser reads
+        "(?:abcdefghijklmnop){40}",                            // past kMaxPositions once unrolled
+        "(a|b)*a(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)"}) {  // 2^9 states: past kMaxStates
+    EXPECT_FALSE(AsciiDfa::Build(refused).has_value()) << refused;
   }
 }
 
-TEST(AnchoredPieces, AgreesWithRe2OnMutatedAndRandomText) {
-  // Patterns with texts that match them; each text is mutated (characters replaced,
-  // inserted, deleted) and random texts are added, and every verdict is RE2's.
-  const std::vector<std::pair<const char*, std::vector<std::string>>> cases = {
-      {"^[0-9A-Fa-f]{6}$", {"C0DEED", "ffffff", "000000"}},
-      {"^https?://", {"http://t.co/x", "https://example.com"}},
-      {"^[a-z][a-z0-9_]*$", {"a", "abc_9", "z0"}},
-      {"^[0-9]{1,20}$", {"0", "12345678901234567890", "505874924095815681"}},
-      {"^!?[a-z0-9]+$", {"!linux", "x64", "!a"}},
-      {"^SEE LICENSE IN [A-Za-z0-9._/-]+$", {"SEE LICENSE IN LICENSE.md", "SEE LICENSE IN a/b"}},
-      {"^/images/[A-Za-z0-9+/]{24}$",
-       {"/images/abcdefghijklmnopqrstuvwx", "/images/++++//++++//++++//++"}},
-      {"^\\./", {"./a", "./"}},
-      {"^x-[a-z][a-z0-9-]*$", {"x-a", "x-abc-9"}},
-      {"^[1-9][0-9]{0,15}$", {"1", "1234567890123456"}},
-      {"^\\d{3}-\\w+$", {"123-a_B9", "000-_"}},
-      {"^a{2,}b?c*$", {"aa", "aaabccc", "aac"}},
-      {"^[-a]", {"-", "a-"}},
-      {"^[\\-\\]]+$", {"-]", "]]]"}},
-  };
+TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
+  // Each text is mutated (characters replaced, inserted, deleted, doubled), random texts
+  // are added, and every verdict is RE2's. The alphabet has a byte of a two-byte UTF-8
+  // character and one that is no UTF-8 at all.
   std::mt19937_64 rng(20261202);
-  const std::string alphabet = "aAzZ09x_-./:!+]sS hpt\x80\n";
+  const std::string alphabet = "aAbzZ09x_-./:!+]{}()sS htpMonJ@*~,\xc3\xa9\x80\n";
   auto pick = [&] { return alphabet[rng() % alphabet.size()]; };
   uint64_t checked = 0, matched = 0;
-  for (const auto& [pattern, texts] : cases) {
-    const std::optional<AnchoredPieces> pieces = AnchoredPieces::Parse(pattern);
-    ASSERT_TRUE(pieces.has_value()) << pattern;
+  for (const auto& [pattern, texts] : DfaCases()) {
+    const std::optional<AsciiDfa> dfa = AsciiDfa::Build(pattern);
+    ASSERT_TRUE(dfa.has_value()) << pattern;
     std::string error;
     const std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &error);
     ASSERT_TRUE(re) << error;
     uint64_t here = 0;
     auto check = [&](const std::string& text) {
       const bool want = RegexSearch(*re, text);
-      ASSERT_EQ(pieces->Search(text), want) << pattern << " on \"" << text << "\"";
+      ASSERT_EQ(dfa->Search(text), want) << pattern << " on \"" << text << "\"";
       ++checked;
       here += want;
     };
@@ -908,11 +952,59 @@ TEST(AnchoredPieces, AgreesWithRe2OnMutatedAndRandomText) {
       for (char& c : t) c = pick();
       check(t);
     }
-    EXPECT_GT(here, 20u) << pattern << ": too few texts match to test the matching side";
+    EXPECT_GT(here, texts.size()) << pattern << ": too few texts match to test the matching side";
     matched += here;
   }
-  EXPECT_GT(checked, 100000u);
-  EXPECT_GT(matched, 5000u);
+  EXPECT_GT(checked, 200000u);
+  EXPECT_GT(matched, 20000u);
+}
+
+// The official suite's patterns (pattern.json, patternProperties.json and
+// optional/ecmascript-regex.json of every draft): each one AsciiDfa takes gives RE2's
+// verdict on every string of its file.
+TEST(AsciiDfa, AgreesWithRe2OnTheSuitesPatterns) {
+  const std::filesystem::path root = std::filesystem::path(rosetta::testing::DataDir()) /
+                                     "conformance/json-schema-test-suite/tests";
+  size_t taken = 0, compared = 0;
+  for (const char* draft : {"draft4", "draft6", "draft7", "draft2019-09", "draft2020-12"}) {
+    for (const char* file :
+         {"pattern.json", "patternProperties.json", "optional/ecmascript-regex.json"}) {
+      const std::string text = rosetta::testing::ReadFile((root / draft / file).string());
+      ASSERT_FALSE(text.empty()) << "no suite file " << file << " (set ROSETTA_DATA_DIR)";
+      const json suite = json::parse(text);
+      std::vector<std::string> patterns, strings;
+      std::function<void(const json&, bool)> walk = [&](const json& v, bool key_is_pattern) {
+        if (v.is_object()) {
+          for (const auto& [k, x] : v.items()) {
+            if (k == "pattern" && x.is_string()) patterns.push_back(x.get<std::string>());
+            if (key_is_pattern) patterns.push_back(k);
+            walk(x, k == "patternProperties");
+            if (x.is_string()) strings.push_back(x.get<std::string>());
+            strings.push_back(k);
+          }
+        } else if (v.is_array()) {
+          for (const auto& x : v) walk(x, false);
+        } else if (v.is_string()) {
+          strings.push_back(v.get<std::string>());
+        }
+      };
+      walk(suite, false);
+      for (const std::string& p : patterns) {
+        const std::optional<AsciiDfa> dfa = AsciiDfa::Build(p);
+        if (!dfa) continue;
+        ++taken;
+        std::string error;
+        const std::unique_ptr<re2::RE2> re = CompileEcmaRegex(p, &error);
+        ASSERT_TRUE(re) << p << ": " << error;
+        for (const std::string& s : strings) {
+          EXPECT_EQ(dfa->Search(s), RegexSearch(*re, s)) << p << " on \"" << s << "\"";
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(taken, 20u);
+  EXPECT_GT(compared, 1000u);
 }
 
 }  // namespace

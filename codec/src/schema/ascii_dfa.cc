@@ -1,0 +1,472 @@
+#include "schema/ascii_dfa.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace rosetta::codec::schema {
+namespace {
+
+constexpr uint32_t kMany = ~uint32_t{0};
+
+// A set of ASCII characters: bits 0-63 and 64-127.
+struct Chars {
+  uint64_t low = 0, high = 0;
+  void Add(unsigned c) { (c < 64 ? low : high) |= uint64_t{1} << (c & 63); }
+  void AddRange(unsigned from, unsigned to) {
+    for (unsigned c = from; c <= to; ++c) Add(c);
+  }
+  bool Has(unsigned c) const {
+    return c < 64 ? (low >> c & 1) != 0 : c < 128 && (high >> (c - 64) & 1) != 0;
+  }
+  bool Empty() const { return (low | high) == 0; }
+};
+
+struct Ast {
+  enum Kind { kChars, kConcat, kAlt, kRepeat };
+  explicit Ast(Kind k) : kind(k) {}
+  Kind kind;
+  Chars chars;
+  std::vector<int> kids;
+  uint32_t min = 1, max = 1;
+};
+
+bool IsPrintable(char c) { return c >= ' ' && c <= '~'; }
+// ECMA-262's SyntaxCharacter.
+bool IsSyntax(char c) {
+  switch (c) {
+    case '^':
+    case '$':
+    case '\\':
+    case '.':
+    case '*':
+    case '+':
+    case '?':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '|':
+      return true;
+    default:
+      return false;
+  }
+}
+// What an identity escape may name: ASCII punctuation (the translation takes `\-`, `\_`,
+// `\"` and the other marks as themselves).
+bool IsPunct(char c) {
+  return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+         (c >= '{' && c <= '~');
+}
+
+// Recursive descent over the taken subset; any other construct ends it with ok = false.
+class Parser {
+ public:
+  Parser(std::string_view s, std::vector<Ast>* ast) : s_(s), ast_(ast) {}
+
+  // The whole pattern: the root node, with the anchors found.
+  int Pattern(bool* start_anchored, bool* end_anchored) {
+    if (!s_.empty() && s_[0] == '^') {
+      *start_anchored = true;
+      i_ = 1;
+    }
+    const int root = Alternation();
+    if (!ok_ || i_ != s_.size()) return -1;
+    *end_anchored = end_anchored_;
+    // `^a|b$` anchors one alternative each: not this form.
+    if ((*start_anchored || end_anchored_) && (*ast_)[root].kind == Ast::kAlt) return -1;
+    return root;
+  }
+
+ private:
+  int New(Ast a) {
+    ast_->push_back(std::move(a));
+    return static_cast<int>(ast_->size() - 1);
+  }
+  bool Fail() { return ok_ = false; }
+
+  int Alternation() {
+    std::vector<int> alts{Sequence()};
+    while (ok_ && i_ < s_.size() && s_[i_] == '|') {
+      ++i_;
+      alts.push_back(Sequence());
+    }
+    if (!ok_) return -1;
+    if (alts.size() == 1) return alts[0];
+    Ast a(Ast::kAlt);
+    a.kids = std::move(alts);
+    return New(std::move(a));
+  }
+
+  int Sequence() {
+    Ast seq(Ast::kConcat);
+    while (ok_ && i_ < s_.size() && s_[i_] != '|' && s_[i_] != ')') {
+      if (s_[i_] == '$') {
+        // Only the pattern's last character, outside every group.
+        if (depth_ != 0 || i_ + 1 != s_.size()) return Fail(), -1;
+        end_anchored_ = true;
+        ++i_;
+        break;
+      }
+      const int atom = Atom();
+      if (!ok_) return -1;
+      seq.kids.push_back(Quantified(atom));
+    }
+    return ok_ ? New(std::move(seq)) : -1;
+  }
+
+  int Quantified(int atom) {
+    if (i_ >= s_.size()) return atom;
+    uint32_t min = 1, max = 1;
+    const char q = s_[i_];
+    if (q == '?') {
+      min = 0;
+    } else if (q == '*') {
+      min = 0;
+      max = kMany;
+    } else if (q == '+') {
+      max = kMany;
+    } else if (q == '{') {
+      ++i_;
+      if (!Number(&min)) return Fail(), -1;
+      max = min;
+      if (i_ < s_.size() && s_[i_] == ',') {
+        ++i_;
+        max = kMany;
+        if (i_ < s_.size() && s_[i_] != '}' && !Number(&max)) return Fail(), -1;
+      }
+      if (i_ >= s_.size() || s_[i_] != '}' || max < min) return Fail(), -1;
+    } else {
+      return atom;
+    }
+    ++i_;
+    if (i_ < s_.size() && s_[i_] == '?') ++i_;  // lazy: the same matches exist
+    if (i_ < s_.size() && (s_[i_] == '*' || s_[i_] == '+' || s_[i_] == '?' || s_[i_] == '{'))
+      return Fail(), -1;
+    Ast r(Ast::kRepeat);
+    r.kids = {atom};
+    r.min = min;
+    r.max = max;
+    return New(std::move(r));
+  }
+
+  bool Number(uint32_t* n) {
+    const size_t start = i_;
+    uint32_t v = 0;
+    while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9' && i_ - start < 4) {
+      v = v * 10 + static_cast<uint32_t>(s_[i_] - '0');
+      ++i_;
+    }
+    *n = v;
+    return i_ > start && (i_ >= s_.size() || s_[i_] < '0' || s_[i_] > '9');
+  }
+
+  int Atom() {
+    const char c = s_[i_];
+    if (c == '(') {
+      ++i_;
+      if (i_ < s_.size() && s_[i_] == '?') {
+        if (i_ + 1 >= s_.size() || s_[i_ + 1] != ':') return Fail(), -1;  // lookaround, name
+        i_ += 2;
+      }
+      if (++depth_ > 64) return Fail(), -1;
+      const int inner = Alternation();
+      --depth_;
+      if (!ok_ || i_ >= s_.size() || s_[i_] != ')') return Fail(), -1;
+      ++i_;
+      return inner;
+    }
+    Ast a(Ast::kChars);
+    if (c == '[') {
+      if (!Class(&a.chars)) return Fail(), -1;
+    } else if (c == '\\') {
+      int one;
+      if (!Escape(&a.chars, &one)) return Fail(), -1;
+      if (one >= 0) a.chars.Add(static_cast<unsigned>(one));
+    } else if (IsPrintable(c) && !IsSyntax(c)) {
+      a.chars.Add(static_cast<unsigned char>(c));
+      ++i_;
+    } else {
+      return Fail(), -1;
+    }
+    return New(std::move(a));
+  }
+
+  // \d and \w add to *chars (*one = -1); an escaped punctuation mark is *one.
+  bool Escape(Chars* chars, int* one) {
+    if (i_ + 1 >= s_.size()) return false;
+    const char d = s_[i_ + 1];
+    i_ += 2;
+    *one = -1;
+    if (d == 'd' || d == 'w') {
+      chars->AddRange('0', '9');
+      if (d == 'w') {
+        chars->AddRange('a', 'z');
+        chars->AddRange('A', 'Z');
+        chars->Add('_');
+      }
+      return true;
+    }
+    if (!IsPunct(d)) return false;
+    *one = static_cast<unsigned char>(d);
+    return true;
+  }
+
+  // One class member: a literal or escaped mark (*one), or \d / \w added (*one = -1).
+  bool Member(Chars* chars, int* one) {
+    if (i_ >= s_.size()) return false;
+    const char a = s_[i_];
+    if (a == '\\') return Escape(chars, one);
+    if (!IsPrintable(a) || a == '[' || a == ']') return false;
+    *one = static_cast<unsigned char>(a);
+    ++i_;
+    return true;
+  }
+
+  bool Class(Chars* chars) {
+    ++i_;  // [
+    if (i_ < s_.size() && (s_[i_] == '^' || s_[i_] == ']')) return false;
+    while (i_ < s_.size() && s_[i_] != ']') {
+      int from;
+      if (!Member(chars, &from)) return false;
+      if (i_ + 1 < s_.size() && s_[i_] == '-' && s_[i_ + 1] != ']') {
+        ++i_;
+        int to;
+        if (from < 0 || !Member(chars, &to) || to < 0 || to < from) return false;
+        chars->AddRange(static_cast<unsigned>(from), static_cast<unsigned>(to));
+        if (i_ + 1 < s_.size() && s_[i_] == '-' && s_[i_ + 1] != ']') return false;
+      } else if (from >= 0) {
+        chars->Add(static_cast<unsigned>(from));
+      }
+    }
+    if (i_ >= s_.size() || chars->Empty()) return false;
+    ++i_;  // ]
+    return true;
+  }
+
+  std::string_view s_;
+  std::vector<Ast>* ast_;
+  size_t i_ = 0;
+  int depth_ = 0;
+  bool ok_ = true;
+  bool end_anchored_ = false;
+};
+
+// Thompson's construction: a state takes a character of `chars` to `out`, or moves on
+// `eps` without one.
+struct NfaState {
+  Chars chars;
+  int out = -1;
+  std::vector<int> eps;
+};
+
+class NfaBuilder {
+ public:
+  NfaBuilder(const std::vector<Ast>& ast, std::vector<NfaState>* nfa) : ast_(ast), nfa_(nfa) {}
+
+  // The fragment (start, end) of a node; false past kMaxPositions states.
+  bool Build(int node, int* start, int* end) {
+    const Ast& a = ast_[node];
+    switch (a.kind) {
+      case Ast::kChars: {
+        const int s = New(), e = New();
+        if (s < 0 || e < 0) return false;
+        (*nfa_)[s].chars = a.chars;
+        (*nfa_)[s].out = e;
+        *start = s;
+        *end = e;
+        return true;
+      }
+      case Ast::kConcat: {
+        int s = New();
+        if (s < 0) return false;
+        int cur = s;
+        for (int k : a.kids) {
+          int ks, ke;
+          if (!Build(k, &ks, &ke)) return false;
+          (*nfa_)[cur].eps.push_back(ks);
+          cur = ke;
+        }
+        *start = s;
+        *end = cur;
+        return true;
+      }
+      case Ast::kAlt: {
+        const int s = New(), e = New();
+        if (s < 0 || e < 0) return false;
+        for (int k : a.kids) {
+          int ks, ke;
+          if (!Build(k, &ks, &ke)) return false;
+          (*nfa_)[s].eps.push_back(ks);
+          (*nfa_)[ke].eps.push_back(e);
+        }
+        *start = s;
+        *end = e;
+        return true;
+      }
+      case Ast::kRepeat: {
+        const int s = New();
+        if (s < 0) return false;
+        int cur = s;
+        for (uint32_t n = 0; n < a.min; ++n) {
+          int ks, ke;
+          if (!Build(a.kids[0], &ks, &ke)) return false;
+          (*nfa_)[cur].eps.push_back(ks);
+          cur = ke;
+        }
+        if (a.max == kMany) {
+          const int loop = New();
+          int ks, ke;
+          if (loop < 0 || !Build(a.kids[0], &ks, &ke)) return false;
+          (*nfa_)[cur].eps.push_back(loop);
+          (*nfa_)[loop].eps.push_back(ks);
+          (*nfa_)[ke].eps.push_back(loop);
+          cur = loop;
+        } else if (a.max > a.min) {
+          const int fin = New();
+          if (fin < 0) return false;
+          for (uint32_t n = a.min; n < a.max; ++n) {
+            int ks, ke;
+            if (!Build(a.kids[0], &ks, &ke)) return false;
+            (*nfa_)[cur].eps.push_back(fin);
+            (*nfa_)[cur].eps.push_back(ks);
+            cur = ke;
+          }
+          (*nfa_)[cur].eps.push_back(fin);
+          cur = fin;
+        }
+        *start = s;
+        *end = cur;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  int New() {
+    if (nfa_->size() >= AsciiDfa::kMaxPositions) return -1;
+    nfa_->emplace_back();
+    return static_cast<int>(nfa_->size() - 1);
+  }
+
+  const std::vector<Ast>& ast_;
+  std::vector<NfaState>* nfa_;
+};
+
+}  // namespace
+
+std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
+  std::vector<Ast> ast;
+  bool start_anchored = false, end_anchored = false;
+  Parser parser(ecma, &ast);
+  const int root = parser.Pattern(&start_anchored, &end_anchored);
+  if (root < 0) return std::nullopt;
+  std::vector<NfaState> nfa;
+  int nfa_start, nfa_accept;
+  if (!NfaBuilder(ast, &nfa).Build(root, &nfa_start, &nfa_accept)) return std::nullopt;
+
+  // Subset construction. An unanchored search may start at every byte: the start state's
+  // closure joins every step's set.
+  std::vector<char> mark(nfa.size(), 0);
+  auto closure = [&](std::vector<int>* set) {
+    std::vector<int> stack = *set;
+    for (int s : *set) mark[s] = 1;
+    while (!stack.empty()) {
+      const int s = stack.back();
+      stack.pop_back();
+      for (int t : nfa[s].eps) {
+        if (!mark[t]) {
+          mark[t] = 1;
+          set->push_back(t);
+          stack.push_back(t);
+        }
+      }
+    }
+    for (int s : *set) mark[s] = 0;
+    std::sort(set->begin(), set->end());
+  };
+  std::vector<int> start_set{nfa_start};
+  closure(&start_set);
+
+  // Bytes no character set tells apart move alike: one representative each.
+  std::vector<int> rep_of(128, -1);
+  std::vector<int> reps;
+  for (unsigned b = 0; b < 128; ++b) {
+    for (int r : reps) {
+      bool same = true;
+      for (const NfaState& st : nfa) {
+        if (st.out >= 0 && st.chars.Has(b) != st.chars.Has(static_cast<unsigned>(r))) {
+          same = false;
+          break;
+        }
+      }
+      if (same) {
+        rep_of[b] = r;
+        break;
+      }
+    }
+    if (rep_of[b] < 0) {
+      rep_of[b] = static_cast<int>(b);
+      reps.push_back(static_cast<int>(b));
+    }
+  }
+
+  AsciiDfa dfa;
+  dfa.end_anchored_ = end_anchored;
+  std::map<std::vector<int>, int> ids;
+  std::vector<std::vector<int>> sets;
+  // State 0: dead (no NFA state), unless an unanchored search restarts everywhere.
+  auto id_of = [&](std::vector<int>&& set) -> int {
+    if (set.empty()) return 0;
+    auto it = ids.find(set);
+    if (it != ids.end()) return it->second;
+    if (sets.size() >= kMaxStates) return -1;
+    const int id = static_cast<int>(sets.size());
+    ids.emplace(set, id);
+    sets.push_back(std::move(set));
+    return id;
+  };
+  sets.emplace_back();  // 0: dead
+  const int start = id_of(std::vector<int>(start_set));
+  if (start < 0) return std::nullopt;
+  std::vector<int> move;
+  size_t work = 0;  // NFA states visited: past kMaxWork the pattern is RE2's alone
+  for (size_t d = 1; d < sets.size(); ++d) {
+    std::vector<uint8_t> row(256, 0);
+    int by_rep[128];
+    for (int r : reps) {
+      work += sets[d].size() + start_set.size();
+      if (work > kMaxWork) return std::nullopt;
+      move.clear();
+      for (int s : sets[d])
+        if (nfa[s].out >= 0 && nfa[s].chars.Has(static_cast<unsigned>(r)))
+          move.push_back(nfa[s].out);
+      if (!start_anchored) move.insert(move.end(), start_set.begin(), start_set.end());
+      closure(&move);
+      move.erase(std::unique(move.begin(), move.end()), move.end());
+      const int id = id_of(std::vector<int>(move));
+      if (id < 0) return std::nullopt;
+      by_rep[r] = id;
+    }
+    for (unsigned b = 0; b < 128; ++b) row[b] = static_cast<uint8_t>(by_rep[rep_of[b]]);
+    // A byte from 0x80 on is in no set: only a restart survives it.
+    int high = 0;
+    if (!start_anchored) {
+      high = id_of(std::vector<int>(start_set));
+      if (high < 0) return std::nullopt;
+    }
+    for (unsigned b = 128; b < 256; ++b) row[b] = static_cast<uint8_t>(high);
+    dfa.next_.insert(dfa.next_.end(), row.begin(), row.end());
+  }
+  dfa.next_.insert(dfa.next_.begin(), 256, 0);  // the dead state's row
+  dfa.accept_.resize(sets.size(), 0);
+  for (size_t d = 1; d < sets.size(); ++d)
+    dfa.accept_[d] = std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept) ? 1 : 0;
+  dfa.start_ = static_cast<uint8_t>(start);
+  return dfa;
+}
+
+}  // namespace rosetta::codec::schema
