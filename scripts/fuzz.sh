@@ -46,6 +46,7 @@ declare -A CI_RUNS=(
   [fuzz_json_schema]=150000
   [fuzz_msgpack_reader]=600000
   [fuzz_protobuf_reader]=700000
+  [fuzz_regex]=400000
   [fuzz_roundtrip]=700000
   [fuzz_tcp_frames]=1500000
   [fuzz_transcode]=450000

@@ -22,6 +22,33 @@ for name in sorted(os.listdir(corpus)):
         put('fuzz_json_reader', name, blob)
         json_docs.append(blob)
 
+# AsciiDfa against RE2: every pattern of the suite's regex files (byte 0 its length), with
+# each string of its file as the text.
+schema_suite = os.path.join(data, 'conformance/json-schema-test-suite/tests/draft2020-12')
+for fname in ['pattern.json', 'patternProperties.json', 'optional/ecmascript-regex.json']:
+    patterns, strings = [], []
+    def walk(v, key_is_pattern=False):
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == 'pattern' and isinstance(x, str):
+                    patterns.append(x)
+                if key_is_pattern:
+                    patterns.append(k)
+                if isinstance(x, str):
+                    strings.append(x)
+                walk(x, k == 'patternProperties')
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    walk(json.load(open(os.path.join(schema_suite, fname))))
+    for i, p in enumerate(dict.fromkeys(patterns)):
+        pb = p.encode()
+        if len(pb) > 255:
+            continue
+        for j, s in enumerate(strings[:8]):
+            put('fuzz_regex', '%s_%d_%d' % (fname.replace('/', '_'), i, j),
+                bytes([len(pb)]) + pb + s.encode())
+
 # JSON Schema: the corpus' small documents against each schema, and hand-made instances.
 for i, blob in enumerate(json_docs[:200]):
     put('fuzz_json_schema', 'doc_%03d' % i, bytes([(i % 8) << 2]) + blob)

@@ -1,0 +1,32 @@
+// AsciiDfa (codec/src/schema/ascii_dfa.h) against RE2: the byte automaton a schema's
+// pattern gets when it is simple enough must give RE2's verdict on every text. Byte 0: the
+// pattern's length (mod what is left); the pattern, then the text. Checked, for every
+// pattern that both AsciiDfa and the ECMA-262 -> RE2 translation take: Search's verdict is
+// RegexSearch's.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <re2/re2.h>
+
+#include "fuzz_common.h"
+#include "schema/ascii_dfa.h"
+#include "schema/regex.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace rosetta::codec::schema;
+  if (size == 0) return 0;
+  const size_t length = data[0] % size;
+  const std::string_view pattern(reinterpret_cast<const char*>(data) + 1, length);
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1 + length,
+                              size - 1 - length);
+  const std::optional<AsciiDfa> dfa = AsciiDfa::Build(pattern);
+  if (!dfa) return 0;
+  std::string error;
+  const std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &error);
+  if (!re) return 0;
+  if (dfa->Search(text) != RegexSearch(*re, text))
+    rosetta::fuzz::Fail("AsciiDfa and RE2 disagree on a text");
+  return 0;
+}
