@@ -28,9 +28,15 @@ ONLY=${ONLY:-all}
 export ROSETTA_DATA_DIR=${ROSETTA_DATA_DIR:-$(cd "$ROOT/.." && pwd)/shared/data}
 
 mkdir -p "$OUT"
+# -DNAME=OFF for a tree these benchmarks configure, unless the tree is already configured
+# with NAME on (a test or service tree pointed at by BUILD_DIR / CLI_BUILD_DIR keeps what
+# it has; only the benchmark targets are added).
+off_unless_on() {
+  if grep -q "^$2:BOOL=ON" "$1/CMakeCache.txt" 2>/dev/null; then echo "-D$2=ON"; else echo "-D$2=OFF"; fi
+}
 if [ "$ONLY" != cli ] && [ "$ONLY" != schema ]; then  # these build their own tree, without the service
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
-    -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=ON >/dev/null
+    "$(off_unless_on "$BUILD" ROSETTA_BUILD_TESTS)" -DROSETTA_BUILD_SERVICE=ON >/dev/null
   ninja -C "$BUILD" -j"${JOBS:-2}" rosettad rosetta-compare rosetta-load rosetta-echo rosetta-datasets >&2
 
   "$BUILD/load/rosetta-datasets" --out "$BUILD/datasets" --seed "${SEED:-42}" >"$OUT/manifest.tsv"
@@ -125,7 +131,8 @@ fi
 if [ "$ONLY" = all ] || [ "$ONLY" = cli ]; then
   CLI_BUILD=${CLI_BUILD_DIR:-build-bench}
   cmake -S . -B "$CLI_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
-    -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=OFF >/dev/null
+    "$(off_unless_on "$CLI_BUILD" ROSETTA_BUILD_TESTS)" \
+    "$(off_unless_on "$CLI_BUILD" ROSETTA_BUILD_SERVICE)" >/dev/null
   if [ -n "${CLI_ROSETTA:-}" ]; then
     ninja -C "$CLI_BUILD" -j"${JOBS:-2}" rosetta-cli-peers >&2
   else
@@ -164,7 +171,8 @@ if [ "$ONLY" = schema ]; then  # load/bench/schema_bench.py; SCHEMA_RUNS (5), SC
   # installed here rather than by install-deps.sh.
   dpkg -s libvalijson-dev >/dev/null 2>&1 || apt-get install -y --no-install-recommends libvalijson-dev >&2
   cmake -S . -B "$SCHEMA_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
-    -DROSETTA_BUILD_TESTS=OFF -DROSETTA_BUILD_SERVICE=OFF >/dev/null
+    "$(off_unless_on "$SCHEMA_BUILD" ROSETTA_BUILD_TESTS)" \
+    "$(off_unless_on "$SCHEMA_BUILD" ROSETTA_BUILD_SERVICE)" >/dev/null
   ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta rosetta-cli-peers >&2
   VALIJSON=()  # a target once load/CMakeLists.txt adds bench/schema and libvalijson-dev is there
   if ninja -C "$SCHEMA_BUILD" -t targets all | grep '^rosetta-schema-valijson:' >/dev/null; then
