@@ -2,7 +2,9 @@
 // Byte 0 picks the type (bits 0-1) and the direction (bit 2); bits 3-4 the other format.
 //   reader: the rest is fixed records (a sequence: whole records) into JSON, CBOR or
 //           MessagePack. The compiled encoding (EncodeFixed) must write what the general
-//           path (FixedReader driving the writer) writes, or leave the record to it; a
+//           path (FixedReader driving the writer) writes, or leave the record to it, one
+//           record at a time and all the records in one call (the batched paths: byte
+//           shuffles by groups of 16, many records per call of the threaded steps); a
 //           record read into CBOR and back must be the same bytes (a NaN's payload aside).
 //   writer: the rest is JSON, CBOR or MessagePack into fixed records: whatever is accepted
 //           is whole records that validate, and read back and written again the same.
@@ -63,6 +65,18 @@ bool General(const codec::FixedLayout& layout, const uint8_t* p, codec::OutputBu
   return codec::FixedReader<W>(ctx, writer, layout).Record(p, 0);
 }
 
+bool GeneralIn(codec::Format f, const codec::FixedLayout& layout, const uint8_t* p,
+               codec::OutputBuffer& out) {
+  switch (f) {
+    case codec::Format::kJson:
+      return General<codec::JsonWriter>(layout, p, out);
+    case codec::Format::kCbor:
+      return General<codec::CborWriter>(layout, p, out);
+    default:
+      return General<codec::MsgpackWriter>(layout, p, out);
+  }
+}
+
 // Equal records, but a float or double that is NaN in both counts as equal.
 bool SameRecord(const codec::FixedLayout& layout, const uint8_t* a, const uint8_t* b) {
   if (std::memcmp(a, b, layout.size) == 0) return true;
@@ -107,17 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto* p = reinterpret_cast<const uint8_t*>(in.data());
     for (size_t k = 0; k < records && k < 8; ++k) {
       const uint8_t* rec = p + k * layout.size;
-      bool general_ok;
-      switch (other) {
-        case codec::Format::kJson:
-          general_ok = General<codec::JsonWriter>(layout, rec, general);
-          break;
-        case codec::Format::kCbor:
-          general_ok = General<codec::CborWriter>(layout, rec, general);
-          break;
-        default:
-          general_ok = General<codec::MsgpackWriter>(layout, rec, general);
-      }
+      const bool general_ok = GeneralIn(other, layout, rec, general);
       compiled.Begin(~uint64_t{0}, nullptr);
       if (codec::EncodeFixed(layout, static_cast<uint8_t>(other), rec, 1, false, compiled)) {
         if (!general_ok)
@@ -135,6 +139,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (again.size() != layout.size ||
             !SameRecord(layout, rec, reinterpret_cast<const uint8_t*>(again.data())))
           fuzz::Fail("fixed -> CBOR -> fixed changed the record");
+      }
+    }
+    if (records > 1) {
+      // Every record in one call: the general path's records back to back.
+      std::string expected;
+      bool all_ok = true;
+      for (size_t k = 0; k < records && all_ok; ++k) {
+        all_ok = GeneralIn(other, layout, p + k * layout.size, general);
+        expected.append(general.view());
+      }
+      compiled.Begin(~uint64_t{0}, nullptr);
+      if (codec::EncodeFixed(layout, static_cast<uint8_t>(other), p, records, false, compiled)) {
+        if (!all_ok) fuzz::Fail("the compiled encoding wrote a batch the general path refuses");
+        if (compiled.view() != expected)
+          fuzz::Fail("compiled encoding of a batch differs from the general path's records");
       }
     }
     if (s.ok() && records == 0) fuzz::Fail("no whole record, yet no refusal");

@@ -1,6 +1,6 @@
 """Seed corpora for the fuzz targets, made from ../shared/data (never copied into the
 project): writes OUT/<target>/ files. usage: make_seeds.py DATA_DIR OUT_DIR"""
-import base64, json, os, struct, sys
+import base64, json, os, random, struct, sys
 
 data, out = sys.argv[1], sys.argv[2]
 def put(target, name, blob):
@@ -87,6 +87,17 @@ sizes = [81, 48, 16, 17]
 for t, n in enumerate(sizes):
     for f in range(3):
         put('fuzz_fixed', 'records_%d_%d' % (t, f), bytes([t | f << 3]) + bytes(range(n)) * 2)
+# Forty records at once (the encoder's batched paths: groups of 16, many records a call):
+# triangles of floats no shorter form takes, and random bytes of each type's size.
+rng = random.Random(7)
+triangles = b''.join(struct.pack('<12f', *[rng.uniform(-100, 100) for _ in range(12)])
+                     for _ in range(40))
+for f in range(3):
+    put('fuzz_fixed', 'triangles_%d' % f, bytes([1 | f << 3]) + triangles)
+for t, n in enumerate(sizes):
+    blob = bytes(rng.randrange(256) for _ in range(n * 40))
+    for f in range(3):
+        put('fuzz_fixed', 'many_%d_%d' % (t, f), bytes([t | f << 3]) + blob)
 put('fuzz_fixed', 'sample_json', bytes([3 | 4]) + b'{"id":7,"temp":21.5,"ok":true,"at":-2}')
 put('fuzz_fixed', 'samples_json', bytes([3 | 4]) + b'[{"id":1},{"id":2,"ok":true}]')
 put('fuzz_fixed', 'sprite_json', bytes([2 | 4]) + b'{"at":{"color":"BLUE","x":3,"y":4},"scale":0.5}')
