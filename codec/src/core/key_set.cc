@@ -60,16 +60,37 @@ uint64_t HashKey(KeyKind kind, std::string_view key, uint64_t num, uint64_t tag)
 
 }  // namespace
 
+KeySet::Result KeySet::InsertOutOfLine(KeyKind kind, std::string_view key, uint64_t num,
+                                       uint64_t tag) {
+  Scope& scope = scopes_.back();
+  if (scope.table_size != 0) return InsertHashed(scope, kind, key, num, tag);
+  const uint64_t fp = Fingerprint(key, num, tag);
+  const uint32_t count = static_cast<uint32_t>(entries_.size()) - scope.first;
+  if (AnyEqual(&hashes_[scope.first], count, fp)) {
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) {
+      if (hashes_[i] == fp && SameKey(entries_[i], kind, key, num, tag)) return kDuplicate;
+    }
+    // A fingerprint that agrees for different keys hashes the map: keys made to share a
+    // fingerprint are then never compared by content with each other.
+    return StartHashing(scope, kind, key, num, tag);
+  }
+  if (count >= kLinearKeys) return StartHashing(scope, kind, key, num, tag);
+  return Push(fp, kind, key, num, tag) ? kInserted : kNoBudget;
+}
+
 KeySet::Result KeySet::StartHashing(Scope& scope, KeyKind kind, std::string_view key, uint64_t num,
                                     uint64_t tag) {
-  if (!entries_.Push(Entry{0, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind}))
-    return kNoBudget;
+  if (!Push(0, kind, key, num, tag)) return kNoBudget;
   for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-    Entry& e = entries_[i];
-    e.hash = HashKey(e.kind, {e.data, e.size}, e.num, e.tag);
+    const Entry& e = entries_[i];
+    hashes_[i] = HashKey(e.kind, {e.data, e.size}, e.num, e.tag);
   }
   if (!Rehash(scope, static_cast<uint32_t>(entries_.size()) - scope.first)) {
-    entries_.Pop();
+    Pop();
+    for (uint32_t i = scope.first; i < entries_.size(); ++i) {  // still linear
+      const Entry& e = entries_[i];
+      hashes_[i] = Fingerprint({e.data, e.size}, e.num, e.tag);
+    }
     return kNoBudget;
   }
   return kInserted;
@@ -85,13 +106,12 @@ KeySet::Result KeySet::InsertHashed(Scope& scope, KeyKind kind, std::string_view
   for (;; slot = (slot + 1) & mask) {
     const uint32_t e = table[slot];
     if (e == 0) break;
-    if (SameKey(entries_[e - 1], kind, key, num, tag, hash)) return kDuplicate;
+    if (hashes_[e - 1] == hash && SameKey(entries_[e - 1], kind, key, num, tag)) return kDuplicate;
   }
-  if (!entries_.Push(Entry{hash, key.data(), num, tag, static_cast<uint32_t>(key.size()), kind}))
-    return kNoBudget;
+  if (!Push(hash, kind, key, num, tag)) return kNoBudget;
   if ((count + 1) * 2 > scope.table_size) {  // past half full: a table twice the size
     if (!Rehash(scope, count + 1)) {
-      entries_.Pop();
+      Pop();
       return kNoBudget;
     }
     return kInserted;
@@ -112,7 +132,7 @@ bool KeySet::Rehash(Scope& scope, uint32_t keys) {
   std::memset(table, 0, sizeof(uint32_t) * size);
   const uint32_t mask = size - 1;
   for (uint32_t i = scope.first; i < entries_.size(); ++i) {
-    uint32_t slot = static_cast<uint32_t>(entries_[i].hash) & mask;
+    uint32_t slot = static_cast<uint32_t>(hashes_[i]) & mask;
     while (table[slot] != 0) slot = (slot + 1) & mask;
     table[slot] = i + 1;
   }

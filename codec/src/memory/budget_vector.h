@@ -43,6 +43,7 @@ class BudgetVector {
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }
   size_t size() const { return size_; }
+  size_t capacity() const { return cap_; }
   bool empty() const { return size_ == 0; }
 
  private:

@@ -142,6 +142,81 @@ TEST_F(KeySetTest, ManyKeysAreLinearInTime) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
 }
 
+// Every map size across the switch from the linear scan to hashing (at kLinearKeys, and
+// where the scan's vectors end): each key goes in once, then every one is refused, the
+// first and the last included, and a fresh key still goes in.
+TEST_F(KeySetTest, EveryMapSizeAroundTheLinearLimitIsExact) {
+  for (int n = 1; n <= 300; ++n) {
+    SCOPED_TRACE(n);
+    ASSERT_TRUE(keys_.Open());
+    for (int i = 0; i < n; ++i) ASSERT_EQ(Text(Name("key_", i)), KeySet::kInserted) << i;
+    for (int i = n - 1; i >= 0; --i) ASSERT_EQ(Text(Name("key_", i)), KeySet::kDuplicate) << i;
+    EXPECT_EQ(Text(Name("key_", n)), KeySet::kInserted);
+    EXPECT_EQ(Text(Name("key_", n)), KeySet::kDuplicate);
+    keys_.Close();
+  }
+}
+
+// Keys of one length that share their first and last 8 bytes, and integers that differ
+// only in the top bit, have one fingerprint: they are told apart by content, before and
+// after the map switches to hashing.
+TEST_F(KeySetTest, KeysWithOneFingerprintAreComparedByContent) {
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Text("profile_image_url"), KeySet::kInserted);
+  EXPECT_EQ(Text("profile_background_image_url"), KeySet::kInserted);
+  EXPECT_EQ(Text("profile_image_url"), KeySet::kDuplicate);
+  EXPECT_EQ(Text("profile_background_image_url"), KeySet::kDuplicate);
+  for (int i = 0; i < 300; ++i) {
+    std::string key = "prefix__";
+    key += static_cast<char>('A' + i / 26 % 26);
+    key += static_cast<char>('a' + i % 26);
+    key += "__suffix";
+    ASSERT_EQ(Text(key), KeySet::kInserted) << i;
+    ASSERT_EQ(Text(key), KeySet::kDuplicate) << i;
+  }
+  EXPECT_EQ(Uint(5), KeySet::kInserted);
+  EXPECT_EQ(Uint(5 | uint64_t{1} << 63), KeySet::kInserted);
+  EXPECT_EQ(Uint(5), KeySet::kDuplicate);
+  EXPECT_EQ(Uint(5 | uint64_t{1} << 63), KeySet::kDuplicate);
+  EXPECT_EQ(Text("profile_image_url"), KeySet::kDuplicate);
+  keys_.Close();
+
+  // Two keys of one fingerprint in a small map, then more keys, in a map inside it.
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Text("outer"), KeySet::kInserted);
+  ASSERT_TRUE(keys_.Open());
+  EXPECT_EQ(Uint(7), KeySet::kInserted);
+  EXPECT_EQ(Uint(7 | uint64_t{1} << 63), KeySet::kInserted);
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(Text(Name("k", i)), KeySet::kInserted) << i;
+  EXPECT_EQ(Text("outer"), KeySet::kInserted);
+  EXPECT_EQ(Uint(7 | uint64_t{1} << 63), KeySet::kDuplicate);
+  EXPECT_EQ(Text("k19"), KeySet::kDuplicate);
+  keys_.Close();
+  EXPECT_EQ(Text("outer"), KeySet::kDuplicate);
+  EXPECT_EQ(Uint(7), KeySet::kInserted);
+  keys_.Close();
+}
+
+// An inner map starts at any offset in the stack of keys and scans none of the outer
+// map's keys; after it closes, the outer map is exact again, linear or hashed.
+TEST_F(KeySetTest, InnerMapsAtEveryOffsetSeeNoOuterKey) {
+  for (int outer : {1, 3, 7, 8, 9, 15, 31, 127, 128, 129, 200}) {
+    for (int inner : {1, 4, 8, 9, 17, 130}) {
+      SCOPED_TRACE(testing::Message() << outer << " " << inner);
+      ASSERT_TRUE(keys_.Open());
+      for (int i = 0; i < outer; ++i) ASSERT_EQ(Text(Name("o", i)), KeySet::kInserted);
+      ASSERT_TRUE(keys_.Open());
+      for (int i = 0; i < inner; ++i) ASSERT_EQ(Text(Name("o", i)), KeySet::kInserted) << i;
+      for (int i = 0; i < inner; ++i) ASSERT_EQ(Text(Name("o", i)), KeySet::kDuplicate) << i;
+      keys_.Close();
+      for (int i = 0; i < outer; ++i) ASSERT_EQ(Text(Name("o", i)), KeySet::kDuplicate) << i;
+      for (int i = outer; i < outer + 10; ++i) ASSERT_EQ(Text(Name("o", i)), KeySet::kInserted);
+      for (int i = 0; i < outer + 10; ++i) ASSERT_EQ(Text(Name("o", i)), KeySet::kDuplicate);
+      keys_.Close();
+    }
+  }
+}
+
 TEST(KeySetBudget, GrowthPastTheBudgetIsRefusedAndRecorded) {
   Limits limits;
   limits.max_alloc_bytes = 4096;
@@ -156,6 +231,88 @@ TEST(KeySetBudget, GrowthPastTheBudgetIsRefusedAndRecorded) {
   EXPECT_LT(i, 100000u);
   EXPECT_EQ(ctx.status.code, ErrorCode::kBudgetExceeded);
   EXPECT_LE(ctx.budget.peak(), 4096u);
+}
+
+// Whenever the budget refuses a key (a vector's growth, the switch to hashing, a table's
+// growth), the keys already in stay in and the refused key is not in.
+TEST(KeySetBudget, ARefusedKeyLeavesTheMapExact) {
+  for (size_t budget = 1024; budget <= 65536; budget += 512) {
+    SCOPED_TRACE(budget);
+    Limits limits;
+    limits.max_alloc_bytes = budget;
+    MappingOptions options;
+    Context ctx(limits, options);
+    KeySet keys(ctx);
+    std::deque<std::string> storage;
+    ASSERT_TRUE(keys.Open());
+    int refused = -1;
+    for (int i = 0; i < 5000 && refused < 0; ++i) {
+      const KeySet::Result r = keys.Insert(KeyKind::kText, storage.emplace_back(Name("key_", i)));
+      if (r == KeySet::kNoBudget)
+        refused = i;
+      else
+        ASSERT_EQ(r, KeySet::kInserted) << i;
+    }
+    ASSERT_GE(refused, 0);
+    EXPECT_LE(ctx.budget.peak(), budget);
+    for (int i = 0; i < refused; ++i) {
+      ASSERT_EQ(keys.Insert(KeyKind::kText, storage.emplace_back(Name("key_", i))),
+                KeySet::kDuplicate)
+          << i;
+    }
+    EXPECT_NE(keys.Insert(KeyKind::kText, storage.emplace_back(Name("key_", refused))),
+              KeySet::kDuplicate);
+  }
+}
+
+// A closed inner map leaves nothing its parent's scan could match: the parent, given the
+// inner map's keys after it, stays linear and takes no table (the same bytes as a parent
+// that never had the inner map).
+TEST(KeySetBudget, AClosedInnerMapDoesNotMakeItsParentHash) {
+  Limits limits;
+  MappingOptions options;
+  std::deque<std::string> storage;
+  auto insert = [&](KeySet& keys, const char* prefix, int n) {
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(keys.Insert(KeyKind::kText, storage.emplace_back(Name(prefix, i))),
+                KeySet::kInserted);
+    }
+  };
+  Context with_inner(limits, options);
+  KeySet a(with_inner);
+  ASSERT_TRUE(a.Open());
+  insert(a, "o", 5);
+  ASSERT_TRUE(a.Open());
+  insert(a, "k", 100);
+  a.Close();
+  insert(a, "k", 100);
+  Context without(limits, options);
+  KeySet b(without);
+  ASSERT_TRUE(b.Open());
+  insert(b, "o", 5);
+  insert(b, "k", 100);
+  EXPECT_EQ(with_inner.budget.used(), without.budget.used());
+}
+
+// Keys that share their first and last 8 bytes but not their length (as twitter's user
+// objects have them) have different fingerprints: their map stays linear and takes no
+// table (the same bytes as a map of unrelated keys).
+TEST(KeySetBudget, KeysOfDifferentLengthsKeepTheMapLinear) {
+  Limits limits;
+  MappingOptions options;
+  std::deque<std::string> storage;
+  auto used = [&](std::initializer_list<const char*> names) {
+    Context ctx(limits, options);
+    KeySet keys(ctx);
+    EXPECT_TRUE(keys.Open());
+    for (const char* name : names)
+      EXPECT_EQ(keys.Insert(KeyKind::kText, storage.emplace_back(name)), KeySet::kInserted);
+    keys.Close();
+    return ctx.budget.used();
+  };
+  EXPECT_EQ(used({"profile_image_url", "profile_background_image_url", "profile_image_url_https",
+                  "profile_background_image_url_https"}),
+            used({"a", "b", "c", "d"}));
 }
 
 // Random nesting, inserts and closes, against one std::set per open map.
