@@ -19,8 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const size_t length = data[0] % size;
   const std::string_view pattern(reinterpret_cast<const char*>(data) + 1, length);
-  const std::string_view text(reinterpret_cast<const char*>(data) + 1 + length,
-                              size - 1 - length);
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1 + length, size - 1 - length);
   const std::optional<AsciiDfa> dfa = AsciiDfa::Build(pattern);
   if (!dfa) return 0;
   std::string error;
