@@ -910,7 +910,9 @@ TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
   const std::string alphabet = "aAbzZ09x_-./:!+]{}()sS htpMonJ@*~,\xc3\xa9\x80\n";
   auto pick = [&] { return alphabet[rng() % alphabet.size()]; };
   uint64_t checked = 0, matched = 0;
-  for (const auto& [pattern, texts] : DfaCases()) {
+  for (const auto& one : DfaCases()) {
+    const char* const pattern = one.first;  // named: the check below captures it
+    const std::vector<std::string>& texts = one.second;
     const std::optional<AsciiDfa> dfa = AsciiDfa::Build(pattern);
     ASSERT_TRUE(dfa.has_value()) << pattern;
     std::string error;
