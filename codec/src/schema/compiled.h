@@ -54,6 +54,35 @@ inline uint64_t MemberHash(std::string_view s) {
   return h ^ (h >> 32);
 }
 
+// Whether n bytes at a and b are the same: up to 16 bytes in two overlapping loads that
+// stay inside both (a member name is short; a call to memcmp costs more than the compare).
+inline bool SameBytes(const char* a, const char* b, size_t n) {
+  uint64_t x, y, u, v;
+  if (n >= 8) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    std::memcpy(&x, a, 8);
+    std::memcpy(&y, b, 8);
+    std::memcpy(&u, a + n - 8, 8);
+    std::memcpy(&v, b + n - 8, 8);
+    return ((x ^ y) | (u ^ v)) == 0;
+  }
+  if (n >= 4) {
+    uint32_t x4, y4, u4, v4;
+    std::memcpy(&x4, a, 4);
+    std::memcpy(&y4, b, 4);
+    std::memcpy(&u4, a + n - 4, 4);
+    std::memcpy(&v4, b + n - 4, 4);
+    return ((x4 ^ y4) | (u4 ^ v4)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+// The bit of Node::member_lengths a name of n bytes sets (names of 63 bytes or more share
+// the last).
+inline uint64_t LengthBit(size_t n) { return uint64_t{1} << (n < 63 ? n : 63); }
+
 // JSON Schema's instance types, as bits of Node::types.
 enum TypeBit : uint8_t {
   kTypeNull = 1,
@@ -139,13 +168,23 @@ struct Node {
     uint32_t tag;           // MemberHash's high half: most misses end without a compare
   };
   std::vector<Member> member_table;  // a power of two in size; name.data() null: empty
+  // LengthBit of every name in member_table: a name of another length is no member, with
+  // no hash and no probe (a branch's table often holds one or two names).
+  uint64_t member_lengths = 0;
+  // Whether a name of `key`'s length can be a member (MightBeMember), then which (hash:
+  // MemberHash(key)).
+  bool MightBeMember(std::string_view key) const {
+    return (member_lengths & LengthBit(key.size())) != 0;
+  }
   const Member* FindMember(std::string_view key, uint64_t hash) const {
+    const Member* table = member_table.data();
     const size_t mask = member_table.size() - 1;
+    const uint32_t tag = static_cast<uint32_t>(hash >> 32);
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const Member& member = member_table[i];
+      const Member& member = table[i];
       if (member.name.data() == nullptr) return nullptr;
-      if (member.tag == static_cast<uint32_t>(hash >> 32) && member.name.size() == key.size() &&
-          std::memcmp(member.name.data(), key.data(), key.size()) == 0)
+      if (member.tag == tag && member.name.size() == key.size() &&
+          SameBytes(member.name.data(), key.data(), key.size()))
         return &member;
     }
   }

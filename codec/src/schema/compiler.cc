@@ -768,6 +768,7 @@ class Compiler {
   static void BuildMembers(Node* n) {
     std::vector<Node::Member> members;
     n->member_table.clear();
+    n->member_lengths = 0;
     for (const Property& p : n->properties) members.push_back({p.name, p.node, kNone, 0});
     for (uint32_t w = 0; w < n->watched.size(); ++w) {
       bool found = false;
@@ -786,6 +787,7 @@ class Compiler {
     for (Node::Member& m : members) {
       const uint64_t hash = MemberHash(m.name);
       m.tag = static_cast<uint32_t>(hash >> 32);
+      n->member_lengths |= LengthBit(m.name.size());
       size_t at = hash & (size - 1);
       while (n->member_table[at].name.data() != nullptr) at = (at + 1) & (size - 1);
       n->member_table[at] = m;

@@ -379,7 +379,7 @@ bool Validator::OnKey(std::string_view key) {
     if (work == 0) continue;
     bool claimed = false;
     const Node::Member* member = nullptr;
-    if (work & Node::kKeyMembers) {
+    if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
       if (!hashed) {
         hash = MemberHash(key);
         hashed = true;
