@@ -362,13 +362,13 @@ bool Validator::OnKey(std::string_view key) {
     canonical::String(canon_, key);
   }
   const uint32_t end = static_cast<uint32_t>(evals_.size());
-  Scalar name;
-  name.type = kTypeString;
-  name.s = f.key;
+  // No Eval is made while a name is looked at (propertyNames judges a scalar): the
+  // pointer stays good.
+  Eval* const evals = evals_.data();
   uint64_t hash = 0;
   bool hashed = false;
   for (uint32_t e = f.evals_begin; e < end; ++e) {
-    Eval& ev = evals_[e];
+    Eval& ev = evals[e];
     if (!ev.valid && !ev.committed) {
       // Settled: nothing can change it, and what it applied in place feeds only it.
       e = ev.subtree_end - 1;
@@ -400,8 +400,8 @@ bool Validator::OnKey(std::string_view key) {
     }
     if (!claimed && (work & Node::kKeyAdditional)) {
       if (nodes_[n.additional_properties].kind == Node::kFalse) {
-        evals_[e].valid = false;  // the member's value needs no look
-        if (evals_[e].committed) {
+        ev.valid = false;  // the member's value needs no look
+        if (ev.committed) {
           Violation(n, "additionalProperties", offset, frames_.size(), [&] {
             return "property " + Quote(key) + " is not allowed (additionalProperties is false)";
           });
@@ -414,21 +414,22 @@ bool Validator::OnKey(std::string_view key) {
     }
     if (!claimed && (work & Node::kKeyUneval))
       slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
-    if (claimed && evals_[e].tracks) SetBit(ExtraOf(evals_[e]).claims, f.count);
+    if (claimed && ev.tracks) SetBit(ExtraOf(ev).claims, f.count);
     if (member != nullptr && member->watch != kNone) {
-      {
-        const uint32_t w = member->watch;
-        if (w < 64)
-          evals_[e].seen |= uint64_t{1} << w;
-        else
-          ExtraOf(evals_[e]).seen_more.push_back(static_cast<uint32_t>(w));
-      }
+      const uint32_t w = member->watch;
+      if (w < 64)
+        ev.seen |= uint64_t{1} << w;
+      else
+        ExtraOf(ev).seen_more.push_back(static_cast<uint32_t>(w));
     }
     if (work & Node::kKeyNames) {
+      Scalar name;
+      name.type = kTypeString;
+      name.s = key;
       item_offset_ = offset;
-      const bool ok = EvalScalar(n.property_names, name, evals_[e].scope, evals_[e].committed);
+      const bool ok = EvalScalar(n.property_names, name, ev.scope, ev.committed);
       if (stopped_) return false;
-      if (!ok) evals_[e].valid = false;
+      if (!ok) ev.valid = false;
     }
   }
   item_offset_ = offset;
