@@ -590,7 +590,7 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
   const Node& n = nodes_[node];
   const bool tracks = n.tracks_evaluated || (parent != kNone && evals_[parent].tracks);
   evals_.push_back(Eval{node, parent, e + 1, owner, scope, kNone, role_index, 0, 0, role,
-                        owner_kind, true, committed, tracks});
+                        owner_kind, true, committed, tracks, false});
   if (n.kind == Node::kFalse) {
     evals_[e].valid = false;
     if (committed)
@@ -627,7 +627,11 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
     for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
       CreateEval(n.dependent_schemas[i].node, e, kDep, i, kNone, kMust, scope, false);
   }
-  evals_[e].subtree_end = static_cast<uint32_t>(evals_.size());
+  Eval& ev = evals_[e];
+  ev.subtree_end = static_cast<uint32_t>(evals_.size());
+  ev.ends = ev.tracks || ev.subtree_end != e + 1 ||
+            (n.kind == Node::kSchema &&
+             (opening_type_ == kTypeObject ? n.end_object_work : n.end_array_work));
 }
 
 Validator::Extra& Validator::ExtraOf(Eval& e) {
@@ -669,6 +673,7 @@ bool Validator::OnEnd() {
   }
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
+    if (!evals_[e].ends) continue;
     Finalize(e, f);
     if (stopped_) return false;
   }
@@ -712,8 +717,10 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
   bool then_ok = true, else_ok = true;
   const uint32_t end = evals_[e].subtree_end;
   for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
-    Finalize(c, f);
-    if (stopped_) return;
+    if (evals_[c].ends) {
+      Finalize(c, f);
+      if (stopped_) return;
+    }
     const Eval& ch = evals_[c];
     switch (ch.role) {
       case kAll:
@@ -1040,7 +1047,8 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
     if (!ok && !committed) return false;
   }
   if (n.has & (Node::kConst | Node::kEnum)) {
-    std::string c;
+    std::string& c = scalar_canon_;  // reused: no allocation per value
+    c.clear();
     Canonical(v, &c);
     if ((n.has & Node::kConst) && c != n.const_value)
       fail("const", [&] { return Shown(v) + " is not the constant"; });

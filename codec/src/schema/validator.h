@@ -95,6 +95,10 @@ class Validator {
     bool valid;
     bool committed;  // a failure here is a violation of the whole payload
     bool tracks;     // records which children it evaluated (an unevaluated* keyword needs it)
+    // Finalize has work here when the container ends: in-place children to settle, a
+    // keyword checked at the end, or evaluated children to record. A leaf with none is
+    // passed over.
+    bool ends;
   };
   struct Extra {
     std::vector<uint64_t> claims;                          // children evaluated (bits)
@@ -248,6 +252,7 @@ class Validator {
   uint32_t extras_used_ = 0;
   std::vector<uint64_t> marks_;
   std::string canon_;
+  std::string scalar_canon_;  // a scalar's canonical form for const / enum (reused)
   uint64_t charged_ = 0;
 
   struct ScopeEntry {
