@@ -505,16 +505,25 @@ bool Validator::OnBegin(bool is_map) {
     capture = p.capture;
     if (capture) marks_.push_back(canon_.size());
   }
-  Frame f;
+  // Filled in place (a Frame built aside and copied costs a stall per field), pushed last:
+  // a violation found while the Evals are made has the parent's path.
+  Frame& f = frames_.next();
+  f.count = 0;
   f.offset = offset;
   f.is_map = is_map;
   f.expect_key = is_map;
   f.evals_begin = static_cast<uint32_t>(evals_.size());
   f.extras_begin = extras_used_;
+  f.marks_begin = 0;
+  f.canon_begin = 0;
+  f.stable_from = 0;
+  f.item_slots_end = 0;
+  f.kept = false;
+  f.key = {};
   opening_type_ = is_map ? kTypeObject : kTypeArray;
   const size_t n = slots_.size();
   for (size_t i = slots_begin; i < n; ++i) {
-    const Slot s = slots_[i];
+    const Slot& s = slots_[i];
     const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
     const uint32_t scope = s.owner == kNone ? 0 : evals_[s.owner].scope;
     CreateEval(s.node, kNone, kAll, 0, s.owner, s.kind, scope, committed);
@@ -537,7 +546,7 @@ bool Validator::OnBegin(bool is_map) {
     f.marks_begin = static_cast<uint32_t>(marks_.size());
     canon_.push_back(is_map ? '{' : '[');
   }
-  frames_.push(f);
+  frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
   }

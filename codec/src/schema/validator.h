@@ -220,30 +220,33 @@ class Validator {
     const Frame& back() const { return pool_[depth_ - 1]; }
     Frame& operator[](size_t i) { return pool_[i]; }
     const Frame& operator[](size_t i) const { return pool_[i]; }
-    // f's fields, all but the key (which starts empty).
-    void push(const Frame& f) {
-      if (depth_ == pool_.size()) pool_.emplace_back();
-      Frame& slot = pool_[depth_++];
-      slot.count = f.count;
-      slot.offset = f.offset;
-      slot.evals_begin = f.evals_begin;
-      slot.slots_begin = f.slots_begin;
-      slot.extras_begin = f.extras_begin;
-      slot.marks_begin = f.marks_begin;
-      slot.canon_begin = f.canon_begin;
-      slot.is_map = f.is_map;
-      slot.expect_key = f.expect_key;
-      slot.capture = f.capture;
-      slot.stable_from = f.stable_from;
-      slot.item_slots_end = f.item_slots_end;
-      slot.kept = f.kept;
-      slot.key = {};
+    // The frame above the top, to fill in place, then push_next() (what is read while it
+    // is filled still sees the old top).
+    Frame& next() {
+      if (depth_ == pool_.size()) Grow();
+      return pool_[depth_];
     }
+    void push_next() { ++depth_; }
     void pop() { --depth_; }
     void reserve(size_t n) { pool_.reserve(n); }
     size_t capacity() const { return pool_.capacity(); }
 
    private:
+    // One more pooled frame. When the pool moves, a key that is a view of its own frame's
+    // key_store (an integer key's text, short enough to live inside the string) is made
+    // again from the moved string.
+    void Grow() {
+      if (pool_.size() < pool_.capacity()) {
+        pool_.emplace_back();
+        return;
+      }
+      std::vector<bool> own(depth_);
+      for (size_t i = 0; i < depth_; ++i)
+        own[i] = !pool_[i].key.empty() && pool_[i].key.data() == pool_[i].key_store.data();
+      pool_.emplace_back();
+      for (size_t i = 0; i < depth_; ++i)
+        if (own[i]) pool_[i].key = pool_[i].key_store;
+    }
     std::vector<Frame> pool_;
     size_t depth_ = 0;
   };

@@ -75,6 +75,27 @@ TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
             ErrorCode::kSchemaViolation);
 }
 
+TEST(JsonSchema, IntegerKeysKeepTheirTextPastManyOpenMaps) {
+  // CBOR {10: {11: ... {49: "x"}}}: 40 maps, each member name the text of an integer
+  // held by its map's frame, while more frames than were first set aside are opened. The
+  // string fails `type`, and its path names every key.
+  auto set = One(R"({"type":"object","additionalProperties":{"$ref":"#"}})");
+  ASSERT_TRUE(set);
+  std::string input, path;
+  for (int k = 10; k < 50; ++k) {
+    input.push_back('\xa1');
+    if (k >= 24) input.push_back('\x18');
+    input.push_back(static_cast<char>(k));
+    path.push_back('/');
+    path += std::to_string(k);
+  }
+  input += "\x61x";
+  const Status s = Check(*set, Format::kCbor, input);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.offset, input.size() - 2);
+  EXPECT_EQ(s.path, path);
+}
+
 TEST(JsonSchema, CaptureIsChargedToTheBudget) {
   auto set = One(R"({"uniqueItems":true})");
   ASSERT_TRUE(set);
