@@ -434,8 +434,11 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   if (start < 0) return std::nullopt;
   std::vector<int> move;
   size_t work = 0;  // NFA states visited: past kMaxWork the pattern is RE2's alone
+  // by_class[d]: state d's next state per class (the representatives', then the high
+  // bytes').
+  const size_t classes = reps.size() + 1;
+  std::vector<std::vector<int>> by_class(1, std::vector<int>(classes, 0));  // dead
   for (size_t d = 1; d < sets.size(); ++d) {
-    std::vector<uint8_t> row(256, 0);
     int by_rep[128];
     for (int r : reps) {
       work += sets[d].size() + start_set.size();
@@ -451,21 +454,34 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
       if (id < 0) return std::nullopt;
       by_rep[r] = id;
     }
-    for (unsigned b = 0; b < 128; ++b) row[b] = static_cast<uint8_t>(by_rep[rep_of[b]]);
+    std::vector<int> row(classes);
+    for (size_t k = 0; k < reps.size(); ++k) row[k] = by_rep[reps[k]];
     // A byte from 0x80 on is in no set: only a restart survives it.
     int high = 0;
     if (!start_anchored) {
       high = id_of(std::vector<int>(start_set));
       if (high < 0) return std::nullopt;
     }
-    for (unsigned b = 128; b < 256; ++b) row[b] = static_cast<uint8_t>(high);
-    dfa.next_.insert(dfa.next_.end(), row.begin(), row.end());
+    row[reps.size()] = high;
+    by_class.push_back(std::move(row));
   }
-  dfa.next_.insert(dfa.next_.begin(), 256, 0);  // the dead state's row
-  dfa.accept_.resize(sets.size(), 0);
-  for (size_t d = 1; d < sets.size(); ++d)
-    dfa.accept_[d] = std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept) ? 1 : 0;
-  dfa.start_ = static_cast<uint8_t>(start);
+  // States as row offsets: kMaxStates x 129 classes stays inside 16 bits.
+  static_assert(kMaxStates * 129 <= 0xffff);
+  for (unsigned b = 0; b < 256; ++b) {
+    size_t k = reps.size();
+    if (b < 128) k = std::find(reps.begin(), reps.end(), rep_of[b]) - reps.begin();
+    dfa.class_[b] = static_cast<uint8_t>(k);
+  }
+  dfa.states_ = sets.size();
+  dfa.next_.resize(sets.size() * classes);
+  dfa.accept_.assign(sets.size() * classes, 0);
+  for (size_t d = 0; d < sets.size(); ++d) {
+    for (size_t k = 0; k < classes; ++k)
+      dfa.next_[d * classes + k] = static_cast<uint16_t>(by_class[d][k] * classes);
+    if (d != 0 && std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept))
+      dfa.accept_[d * classes] = 1;
+  }
+  dfa.start_ = static_cast<uint16_t>(start * static_cast<int>(classes));
   return dfa;
 }
 

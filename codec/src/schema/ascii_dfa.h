@@ -33,27 +33,40 @@ class AsciiDfa {
   // Nothing when `ecma` is outside the form above (the caller keeps RE2 for it).
   static std::optional<AsciiDfa> Build(std::string_view ecma);
 
+  // A state is its row's offset in next_ (the dead state's is 0); a step is one load of
+  // the byte's class (which waits on nothing) and one of the next state. The rows are a
+  // class each, not a byte each: the table stays a few KiB, in L1 beside the rest.
   bool Search(std::string_view text) const {
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     const auto* const end = p + text.size();
-    const uint8_t* const next = next_.data();
+    const uint16_t* const next = next_.data();
+    const uint8_t* const cls = class_;
     const uint8_t* const accept = accept_.data();
     uint32_t s = start_;
-    // A match of an unanchored-end pattern needs only its prefix: accept states hold.
-    while (p < end) {
-      if (accept[s] && !end_anchored_) return true;
-      s = next[s * 256 + *p++];
-      if (s == 0) return false;  // the dead state
+    if (end_anchored_) {
+      while (p < end) {
+        s = next[s + cls[*p++]];
+        if (s == 0) return false;  // the dead state
+      }
+    } else {
+      // A match of an unanchored-end pattern needs only its prefix: accept states hold.
+      while (p < end) {
+        if (accept[s]) return true;
+        s = next[s + cls[*p++]];
+        if (s == 0) return false;
+      }
     }
     return accept[s] != 0;
   }
-  size_t states() const { return accept_.size(); }
-  size_t bytes() const { return next_.size() + accept_.size(); }
+  size_t states() const { return states_; }
+  size_t bytes() const { return next_.size() * 2 + accept_.size() + sizeof(class_); }
 
  private:
-  std::vector<uint8_t> next_;    // states x 256: the state after a byte; 0 is dead
-  std::vector<uint8_t> accept_;  // per state: a match ends here
-  uint8_t start_ = 0;
+  uint8_t class_[256] = {};      // a byte's class: bytes no set tells apart share one
+  std::vector<uint16_t> next_;   // states x classes: the next state's row offset
+  std::vector<uint8_t> accept_;  // by row offset: a match ends in that state
+  uint16_t start_ = 0;
+  size_t states_ = 0;
   bool end_anchored_ = false;
 };
 
