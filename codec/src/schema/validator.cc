@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -153,6 +154,54 @@ std::string Doubled(double d) {
 
 }  // namespace
 
+struct Validator::Spare {
+  std::vector<Eval> evals;
+  std::vector<Slot> slots;
+  FrameStack frames;
+  std::vector<Extra> extras;
+  std::vector<uint64_t> marks;
+  std::string canon;
+  std::string scalar_canon;
+  std::vector<Result> results;
+  std::vector<ScopeEntry> scopes;
+  bool in_use = false;
+};
+
+Validator::Spare& Validator::ThreadSpare() {
+  thread_local Spare spare;
+  return spare;
+}
+
+void Validator::SwapBuffers(Spare& s) {
+  evals_.swap(s.evals);
+  slots_.swap(s.slots);
+  std::swap(frames_, s.frames);
+  extras_.swap(s.extras);
+  marks_.swap(s.marks);
+  canon_.swap(s.canon);
+  scalar_canon_.swap(s.scalar_canon);
+  results_.swap(s.results);
+  scopes_.swap(s.scopes);
+}
+
+uint64_t Validator::HeldBytes() const {
+  return evals_.capacity() * sizeof(Eval) + slots_.capacity() * sizeof(Slot) +
+         frames_.capacity() * sizeof(Frame) + canon_.capacity() + marks_.capacity() * 8 +
+         extras_.size() * sizeof(Extra) + scalar_canon_.capacity() +
+         results_.capacity() * sizeof(Result);
+}
+
+namespace {
+// The room a buffer grown from `reserved` by doubling would have for n entries.
+uint64_t Room(uint64_t n, uint64_t reserved) { return n <= reserved ? reserved : std::bit_ceil(n); }
+}  // namespace
+
+uint64_t Validator::NeededBytes() const {
+  return Room(evals_.size(), 64) * sizeof(Eval) + Room(slots_.size(), 64) * sizeof(Slot) +
+         Room(frames_.size(), 16) * sizeof(Frame) + Room(canon_.size(), 0) +
+         Room(marks_.size(), 0) * 8 + uint64_t{extras_used_} * sizeof(Extra);
+}
+
 Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t document,
                      std::vector<Status>* violations, uint32_t max_violations)
     : ctx_(ctx),
@@ -164,6 +213,12 @@ Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t 
       max_violations_(max_violations == 0 ? 1 : max_violations),
       format_assertion_(ctx.options.format_assertion),
       all_errors_(violations != nullptr) {
+  Spare& spare = ThreadSpare();
+  if (!spare.in_use) {
+    SwapBuffers(spare);
+    spare.in_use = true;
+    took_spare_ = true;
+  }
   scopes_.push_back(ScopeEntry{kNone, kNone});
   evals_.reserve(64);
   slots_.reserve(64);
@@ -172,7 +227,20 @@ Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t 
   slots_.push_back(Slot{kNone, root_, kMust});
 }
 
-Validator::~Validator() = default;
+Validator::~Validator() {
+  if (!took_spare_) return;
+  Spare& spare = ThreadSpare();
+  spare.in_use = false;
+  if (HeldBytes() > kSpareBytes) return;  // freed with this Validator; the next starts small
+  evals_.clear();
+  slots_.clear();
+  frames_.clear();
+  marks_.clear();
+  canon_.clear();
+  results_.clear();
+  scopes_.clear();
+  SwapBuffers(spare);
+}
 
 // ---- scalars ----------------------------------------------------------------------
 
@@ -324,6 +392,7 @@ bool Validator::OnScalar(const Scalar& v) {
     if (f.capture) {
       marks_.push_back(canon_.size());
       Canonical(v, &canon_);
+      if (!Account()) return false;
     }
   }
   item_offset_ = offset;
@@ -360,6 +429,7 @@ bool Validator::OnKey(std::string_view key) {
   if (f.capture) {
     marks_.push_back(canon_.size());
     canonical::String(canon_, key);
+    if (!Account()) return false;
   }
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   // No Eval is made while a name is looked at (propertyNames judges a scalar): the
@@ -554,9 +624,7 @@ bool Validator::OnBegin(bool is_map) {
 }
 
 bool Validator::Account() {
-  const uint64_t bytes = evals_.capacity() * sizeof(Eval) + slots_.capacity() * sizeof(Slot) +
-                         frames_.capacity() * sizeof(Frame) + canon_.capacity() +
-                         marks_.capacity() * 8 + extras_.size() * sizeof(Extra);
+  const uint64_t bytes = NeededBytes();
   if (bytes <= charged_) return true;
   if (!ctx_.budget.Charge(bytes - charged_)) return ctx_.BudgetExceeded(bytes - charged_);
   charged_ = bytes;

@@ -186,6 +186,18 @@ class Validator {
   void StartSpecial();
   bool SpecialDone();
 
+  // The working buffers of the thread's last Validator, kept for its next one (a request
+  // after a request, a record after a record): swapped in whole, cleared, so a request
+  // allocates only where it outgrows them. Buffers past kSpareBytes are freed instead.
+  // The budget is charged NeededBytes (what buffers grown from empty would hold for this
+  // request), so a request's verdict never depends on what ran before it on the thread.
+  struct Spare;
+  static constexpr uint64_t kSpareBytes = uint64_t{1} << 20;
+  static Spare& ThreadSpare();
+  void SwapBuffers(Spare& s);
+  uint64_t HeldBytes() const;
+  uint64_t NeededBytes() const;
+
   Context& ctx_;
   const Compiled& set_;
   const Node* nodes_;
@@ -197,6 +209,7 @@ class Validator {
   bool all_errors_;
   bool stopped_ = false;
   bool failed_ = false;
+  bool took_spare_ = false;  // its buffers are the thread's spare ones (Spare)
 
   uint64_t item_offset_ = 0;
   bool have_offset_ = false;
@@ -229,6 +242,7 @@ class Validator {
     void push_next() { ++depth_; }
     void pop() { --depth_; }
     void reserve(size_t n) { pool_.reserve(n); }
+    void clear() { depth_ = 0; }
     size_t capacity() const { return pool_.capacity(); }
 
    private:
