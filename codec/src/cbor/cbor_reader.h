@@ -268,7 +268,18 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
           break;
         case 2:
         case 3: {
-          if (!ReadString(major, ai, start, &key)) return false;
+          // A string of up to 23 bytes (most keys and names) has its length in the head:
+          // taken here, without the call; anything else, or one that fails a check, goes
+          // through ReadString, which says why.
+          if (ai < 24 && ai <= static_cast<uint64_t>(end_ - pos_) &&
+              ai <= limits.max_string_bytes &&
+              (major == 2 ||
+               ValidUtf8({reinterpret_cast<const char*>(pos_), static_cast<size_t>(ai)}))) {
+            key = {reinterpret_cast<const char*>(pos_), static_cast<size_t>(ai)};
+            pos_ += ai;
+          } else if (!ReadString(major, ai, start, &key)) {
+            return false;
+          }
           if constexpr (kItemStarts) sink_.ItemStart(start);
           if (!(major == 3 ? sink_.Text(key) : sink_.Bytes(key))) return SinkFailed(item);
           kind = major == 3 ? KeyKind::kText : KeyKind::kBytes;
