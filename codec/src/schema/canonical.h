@@ -14,7 +14,7 @@ namespace rosetta::codec::schema {
 // The canonical form of a JSON value: equal values (JSON Schema's equality: 1 == 1.0,
 // members in any order) have equal bytes. `const`, `enum` and `uniqueItems` compare these.
 //   null n | true t | false f | integer i + 8 bytes | integer past INT64_MAX u + 8 bytes
-//   other number d + 8 bytes | string s + 4-byte length + UTF-8
+//   other number d + 8 bytes | string s + 8-byte length + UTF-8
 //   array [ items ] | object { members sorted by their bytes } (member: key string, value)
 namespace canonical {
 
@@ -45,11 +45,7 @@ inline void Double(std::string& o, double d) {
   Put8(o, 'd', bits);
 }
 inline void String(std::string& o, std::string_view s) {
-  char b[5];
-  b[0] = 's';
-  const uint32_t n = static_cast<uint32_t>(s.size());
-  std::memcpy(b + 1, &n, 4);
-  o.append(b, 5);
+  Put8(o, 's', s.size());
   o.append(s.data(), s.size());
 }
 

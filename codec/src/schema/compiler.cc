@@ -851,13 +851,19 @@ class Compiler {
     }
   }
 
-  // A cycle of in-place applications consumes no input: it would never end.
+  // A cycle of in-place applications consumes no input: it would never end. And the
+  // evaluations one value gets (a node, and every node it applies in place, counted once
+  // per way it is reached: allOf of allOf of ... doubles at each level) are bounded, so
+  // neither the memory a container's evaluations take nor the time a scalar's take can
+  // grow exponentially with the schema.
+  static constexpr uint64_t kMaxInPlace = 10000;
   bool CheckCycles(std::string* error) {
     const size_t count = out_->nodes.size();
     std::vector<uint8_t> state(count, 0);  // 0 new, 1 on the path, 2 done
     std::vector<std::pair<uint32_t, size_t>> stack;
     std::vector<std::vector<uint32_t>> edges(count);
     for (size_t i = 0; i < count; ++i) InPlace(out_->nodes[i], &edges[i]);
+    std::vector<uint64_t> expansion(count, 0);
     for (uint32_t start = 0; start < count; ++start) {
       if (state[start]) continue;
       stack.push_back({start, 0});
@@ -877,6 +883,18 @@ class Compiler {
             stack.push_back({c, 0});
           }
         } else {
+          // Done: every node it applies in place is, and counted.
+          uint64_t total = 1;
+          for (uint32_t c : edges[node]) total = std::min(total + expansion[c], kMaxInPlace + 1);
+          expansion[node] = total;
+          if (total > kMaxInPlace) {
+            const Node& n = out_->nodes[node];
+            *error = out_->documents[n.document] + ": " + (n.location.empty() ? "/" : n.location) +
+                     ": its in-place subschemas (allOf, anyOf, oneOf, not, if, $ref, ...) "
+                     "expand to more than " +
+                     std::to_string(kMaxInPlace) + " evaluations of one value";
+            return false;
+          }
           state[node] = 2;
           stack.pop_back();
         }

@@ -133,17 +133,16 @@ bool DecodeBase64(std::string_view s, std::string* out) {
   return true;
 }
 
-// Draft 7's contentMediaType: whether a string is a JSON text. Read from a padded copy of
-// its own: the request's reader may be using the thread's padded buffer right now.
+// Draft 7's contentMediaType: whether a string is a JSON text. Read by the byte-by-byte
+// reader, which holds nothing of the thread's: the request's own JsonReader may be halfway
+// through the thread's structural index and string buffer right now.
 bool IsJson(std::string_view text) {
   Limits limits;
   MappingOptions options;
   Context ctx(limits, options);
   NullSink sink;
-  std::string padded(text);
-  padded.append(kInputPadding, '\0');
-  return ReadAny(Format::kJson, ctx, sink, std::string_view(padded.data(), text.size()),
-                 kInputPadding);
+  JsonScalarReader<NullSink> reader(ctx, sink);
+  return reader.Read(text);
 }
 
 std::string Doubled(double d) {
@@ -287,7 +286,14 @@ bool Validator::Double(double d) {
 
 bool Validator::Text(std::string_view s) {
   if (special_) return special_writer_->Text(s) && SpecialDone();
-  if (!frames_.empty() && frames_.back().expect_key) return OnKey(s);
+  if (!frames_.empty() && frames_.back().expect_key) {
+    if (!replaying_) return OnKey(s);
+    // A tagged key read back (an IP address): its text lives in buffers the next tagged
+    // item reuses, so the frame keeps a copy.
+    Frame& f = frames_.back();
+    f.key_store.assign(s);
+    return OnKey(f.key_store);
+  }
   Scalar v;
   v.type = kTypeString;
   v.s = s;
@@ -929,9 +935,9 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
             --depth;
             ++pos;
           } else if (c == 's') {
-            uint32_t len;
-            std::memcpy(&len, canon_.data() + pos + 1, 4);
-            pos += 5 + len;
+            uint64_t len;
+            std::memcpy(&len, canon_.data() + pos + 1, 8);
+            pos += 9 + len;
           } else if (c == 'i' || c == 'u' || c == 'd') {
             pos += 9;
           } else {

@@ -132,6 +132,65 @@ TEST(JsonSchema, CaptureIsChargedToTheBudget) {
             ErrorCode::kBudgetExceeded);
 }
 
+TEST(JsonSchema, TaggedKeysKeepTheirText) {
+  // CBOR {52(h'01020304'): {52(h'05060708'): "x"}}: each key is an IP address, read back
+  // as text from buffers the next tagged item reuses. The path names both.
+  auto set = One(R"({"additionalProperties":{"additionalProperties":{"type":"integer"}}})");
+  ASSERT_TRUE(set);
+  const std::string input(
+      "\xa1\xd8\x34\x44\x01\x02\x03\x04\xa1\xd8\x34\x44\x05\x06\x07\x08\x61x", 18);
+  const Status s = Check(*set, Format::kCbor, input);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.path, "/1.2.3.4/5.6.7.8");
+}
+
+TEST(JsonSchema, ContentMediaTypeLeavesTheRequestsReaderAlone) {
+  // Draft 7 reads a string as JSON for contentMediaType while the request's JSON reader is
+  // halfway through its own document: neither may disturb the other.
+  auto items = One(R"({"$schema":"http://json-schema.org/draft-07/schema#",
+                       "items":{"contentMediaType":"application/json"}})");
+  ASSERT_TRUE(items);
+  EXPECT_TRUE(Check(*items, Format::kJson, R"(["[0,0,0,0,0,0,0,0]", true])").ok());
+  EXPECT_EQ(Check(*items, Format::kJson, R"(["[0,0,", true])").code,
+            ErrorCode::kSchemaViolation);
+  // An escaped member name (held by the reader's string buffer) survives the inner read.
+  auto keyed = One(R"({"$schema":"http://json-schema.org/draft-07/schema#",
+                       "additionalProperties":{"type":"array","items":{"type":"string",
+                         "contentMediaType":"application/json"}}})");
+  ASSERT_TRUE(keyed);
+  const Status s = Check(*keyed, Format::kJson, R"({"k\n": ["[\"\u0041\u0042\u0043\"]", 5]})");
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.path, "/k\n/1");
+  // A document past the thread's index size, with a JSON string early in it.
+  auto one = One(R"({"$schema":"http://json-schema.org/draft-07/schema#",
+                     "properties":{"a":{"contentMediaType":"application/json"}}})");
+  ASSERT_TRUE(one);
+  const std::string big = R"({"a": "[1]", "b": ")" + std::string(1200000, 'x') + "\"}";
+  EXPECT_TRUE(Check(*one, Format::kJson, big).ok());
+}
+
+TEST(JsonSchema, InPlaceExpansionIsBoundedAtLoad) {
+  // d_i is allOf [d_{i+1}, d_{i+1}]: a value gets 2^(levels+1) - 1 evaluations.
+  auto chain = [](int levels) {
+    std::string defs;
+    for (int i = 0; i < levels; ++i) {
+      const std::string next = "#/$defs/d" + std::to_string(i + 1);
+      defs += "\"d" + std::to_string(i) + "\":{\"allOf\":[{\"$ref\":\"" + next +
+              "\"},{\"$ref\":\"" + next + "\"}],\"minProperties\":0},";
+    }
+    defs += "\"d" + std::to_string(levels) + "\":{\"type\":\"object\"}";
+    return R"({"$ref":"#/$defs/d0","$defs":{)" + defs + "}}";
+  };
+  auto small = One(chain(10));  // 2,047 evaluations
+  ASSERT_TRUE(small);
+  EXPECT_TRUE(Check(*small, Format::kJson, "{}").ok());
+  EXPECT_EQ(Check(*small, Format::kJson, "[]").code, ErrorCode::kSchemaViolation);
+  std::string error;
+  EXPECT_FALSE(One(chain(20), &error));  // 2,097,151
+  EXPECT_NE(error.find("/$defs/d"), std::string::npos) << error;
+  EXPECT_NE(error.find("expand to more than 10000 evaluations"), std::string::npos) << error;
+}
+
 TEST(JsonSchema, RecursionFollowsTheInstanceWithinMaxDepth) {
   auto set =
       One(R"({"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"})");
