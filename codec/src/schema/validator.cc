@@ -198,7 +198,7 @@ uint64_t Room(uint64_t n, uint64_t reserved) { return n <= reserved ? reserved :
 uint64_t Validator::NeededBytes() const {
   return Room(evals_.size(), 64) * sizeof(Eval) + Room(slots_.size(), 64) * sizeof(Slot) +
          Room(frames_.size(), 16) * sizeof(Frame) + Room(canon_.size(), 0) +
-         Room(marks_.size(), 0) * 8 + uint64_t{extras_used_} * sizeof(Extra);
+         Room(marks_.size(), 0) * 8 + uint64_t{extras_used_} * sizeof(Extra) + extra_bytes_;
 }
 
 Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t document,
@@ -423,7 +423,7 @@ bool Validator::OnScalar(const Scalar& v) {
   slots_.resize(SlotsAfterChild(f));
   ++f.count;
   if (f.is_map) f.expect_key = true;
-  return !stopped_;
+  return !stopped_ && AccountExtras();
 }
 
 bool Validator::OnKey(std::string_view key) {
@@ -496,7 +496,10 @@ bool Validator::OnKey(std::string_view key) {
       if (w < 64)
         ev.seen |= uint64_t{1} << w;
       else
+      {
         ExtraOf(ev).seen_more.push_back(static_cast<uint32_t>(w));
+        extra_bytes_ += 4;
+      }
     }
     if (work & Node::kKeyNames) {
       Scalar name;
@@ -509,7 +512,7 @@ bool Validator::OnKey(std::string_view key) {
     }
   }
   item_offset_ = offset;
-  return true;
+  return AccountExtras();
 }
 
 void Validator::PrepareItem(Frame& f) {
@@ -557,10 +560,11 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
       }
       return;
     case kUneval:
-      if (!ok)
-        ExtraOf(evals_[owner])
-            .uneval.emplace_back(index,
-                                 std::string(frames_.back().is_map ? key : std::string_view()));
+      if (!ok) {
+        const std::string_view name = frames_.back().is_map ? key : std::string_view();
+        ExtraOf(evals_[owner]).uneval.emplace_back(index, std::string(name));
+        extra_bytes_ += sizeof(std::pair<uint64_t, std::string>) + name.size();
+      }
       return;
   }
 }
@@ -732,8 +736,17 @@ Validator::Extra& Validator::ExtraOf(Eval& e) {
 
 void Validator::SetBit(std::vector<uint64_t>& bits, uint64_t i) {
   const size_t word = static_cast<size_t>(i >> 6);
-  if (bits.size() <= word) bits.resize(word + 1, 0);
+  if (bits.size() <= word) {
+    extra_bytes_ += (word + 1 - bits.size()) * 8;
+    bits.resize(word + 1, 0);
+  }
   bits[word] |= uint64_t{1} << (i & 63);
+}
+
+bool Validator::AccountExtras() {
+  if (extra_bytes_ == extra_accounted_) return true;
+  extra_accounted_ = extra_bytes_;
+  return Account();
 }
 
 bool Validator::TestBit(const std::vector<uint64_t>& bits, uint64_t i) {
@@ -790,7 +803,7 @@ bool Validator::OnEnd() {
   slots_.resize(SlotsAfterChild(p));
   ++p.count;
   if (p.is_map) p.expect_key = true;
-  return !stopped_;
+  return !stopped_ && AccountExtras();
 }
 
 void Validator::Finalize(uint32_t e, const Frame& f) {
@@ -1020,7 +1033,10 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
       Extra& cx = extras_[ch.extra];
       Extra& px = extras_[evals_[e].extra];
       if (cx.claims_all) px.claims_all = true;
-      if (px.claims.size() < cx.claims.size()) px.claims.resize(cx.claims.size(), 0);
+      if (px.claims.size() < cx.claims.size()) {
+        extra_bytes_ += (cx.claims.size() - px.claims.size()) * 8;
+        px.claims.resize(cx.claims.size(), 0);
+      }
       for (size_t w = 0; w < cx.claims.size(); ++w) px.claims[w] |= cx.claims[w];
     }
     Extra& px = extras_[evals_[e].extra];

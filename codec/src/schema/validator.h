@@ -162,7 +162,10 @@ class Validator {
   uint32_t ScopeFor(uint32_t node, uint32_t scope);
   uint32_t Dynamic(const Node& n, uint32_t scope) const;
   Extra& ExtraOf(Eval& e);
-  static void SetBit(std::vector<uint64_t>& bits, uint64_t i);
+  void SetBit(std::vector<uint64_t>& bits, uint64_t i);
+  // Charges what the evaluations' records (claims, unevaluated children, names past 64)
+  // have grown by since the last charge.
+  bool AccountExtras();
   static bool TestBit(const std::vector<uint64_t>& bits, uint64_t i);
   void Canonical(const Scalar& v, std::string* out) const;
   bool StringOf(const Scalar& v, std::string_view* s);
@@ -271,6 +274,8 @@ class Validator {
   std::string canon_;
   std::string scalar_canon_;  // a scalar's canonical form for const / enum (reused)
   uint64_t charged_ = 0;
+  uint64_t extra_bytes_ = 0;      // Extra records' growth this request (NeededBytes)
+  uint64_t extra_accounted_ = 0;  // extra_bytes_ at the last charge
 
   struct ScopeEntry {
     uint32_t resource;

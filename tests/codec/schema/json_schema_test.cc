@@ -132,6 +132,25 @@ TEST(JsonSchema, CaptureIsChargedToTheBudget) {
             ErrorCode::kBudgetExceeded);
 }
 
+TEST(JsonSchema, EvaluatedItemRecordsAreChargedToTheBudget) {
+  // unevaluatedItems makes 50 allOf branches record which of 200,000 items each one
+  // evaluated: 50 bitsets of 25 KB, charged as they grow.
+  std::string branches;
+  for (int i = 0; i < 50; ++i) branches += std::string(i ? "," : "") + R"({"items":true})";
+  auto tracked = One(R"({"allOf":[)" + branches + R"(],"unevaluatedItems":false})");
+  auto plain = One(R"({"allOf":[)" + branches + "]}");
+  ASSERT_TRUE(tracked);
+  ASSERT_TRUE(plain);
+  std::string cbor("\x9a\x00\x03\x0d\x40", 5);  // array(200000) of 0
+  cbor.append(200000, '\0');
+  Limits limits;
+  limits.max_alloc_bytes = 512 << 10;
+  EXPECT_TRUE(Check(*plain, Format::kCbor, cbor, nullptr, limits).ok());
+  EXPECT_EQ(Check(*tracked, Format::kCbor, cbor, nullptr, limits).code,
+            ErrorCode::kBudgetExceeded);
+  EXPECT_TRUE(Check(*tracked, Format::kCbor, cbor).ok());
+}
+
 TEST(JsonSchema, TaggedKeysKeepTheirText) {
   // CBOR {52(h'01020304'): {52(h'05060708'): "x"}}: each key is an IP address, read back
   // as text from buffers the next tagged item reuses. The path names both.
