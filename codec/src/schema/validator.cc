@@ -493,10 +493,9 @@ bool Validator::OnKey(std::string_view key) {
     if (claimed && ev.tracks) SetBit(ExtraOf(ev).claims, f.count);
     if (member != nullptr && member->watch != kNone) {
       const uint32_t w = member->watch;
-      if (w < 64)
+      if (w < 64) {
         ev.seen |= uint64_t{1} << w;
-      else
-      {
+      } else {
         ExtraOf(ev).seen_more.push_back(static_cast<uint32_t>(w));
         extra_bytes_ += 4;
       }

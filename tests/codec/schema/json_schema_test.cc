@@ -118,8 +118,7 @@ TEST(JsonSchema, CaptureIsChargedToTheBudget) {
   Limits json_limits;
   json_limits.max_alloc_bytes = 3 << 20;
   EXPECT_TRUE(Check(*plain, Format::kJson, big, nullptr, json_limits).ok());
-  EXPECT_EQ(Check(*set, Format::kJson, big, nullptr, json_limits).code,
-            ErrorCode::kBudgetExceeded);
+  EXPECT_EQ(Check(*set, Format::kJson, big, nullptr, json_limits).code, ErrorCode::kBudgetExceeded);
   Limits cbor_limits;
   cbor_limits.max_alloc_bytes = 128 << 10;
   EXPECT_TRUE(Check(*plain, Format::kCbor, cbor, nullptr, cbor_limits).ok());
@@ -146,8 +145,7 @@ TEST(JsonSchema, EvaluatedItemRecordsAreChargedToTheBudget) {
   Limits limits;
   limits.max_alloc_bytes = 512 << 10;
   EXPECT_TRUE(Check(*plain, Format::kCbor, cbor, nullptr, limits).ok());
-  EXPECT_EQ(Check(*tracked, Format::kCbor, cbor, nullptr, limits).code,
-            ErrorCode::kBudgetExceeded);
+  EXPECT_EQ(Check(*tracked, Format::kCbor, cbor, nullptr, limits).code, ErrorCode::kBudgetExceeded);
   EXPECT_TRUE(Check(*tracked, Format::kCbor, cbor).ok());
 }
 
@@ -156,8 +154,8 @@ TEST(JsonSchema, TaggedKeysKeepTheirText) {
   // as text from buffers the next tagged item reuses. The path names both.
   auto set = One(R"({"additionalProperties":{"additionalProperties":{"type":"integer"}}})");
   ASSERT_TRUE(set);
-  const std::string input(
-      "\xa1\xd8\x34\x44\x01\x02\x03\x04\xa1\xd8\x34\x44\x05\x06\x07\x08\x61x", 18);
+  const std::string input("\xa1\xd8\x34\x44\x01\x02\x03\x04\xa1\xd8\x34\x44\x05\x06\x07\x08\x61x",
+                          18);
   const Status s = Check(*set, Format::kCbor, input);
   EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
   EXPECT_EQ(s.path, "/1.2.3.4/5.6.7.8");
@@ -170,8 +168,7 @@ TEST(JsonSchema, ContentMediaTypeLeavesTheRequestsReaderAlone) {
                        "items":{"contentMediaType":"application/json"}})");
   ASSERT_TRUE(items);
   EXPECT_TRUE(Check(*items, Format::kJson, R"(["[0,0,0,0,0,0,0,0]", true])").ok());
-  EXPECT_EQ(Check(*items, Format::kJson, R"(["[0,0,", true])").code,
-            ErrorCode::kSchemaViolation);
+  EXPECT_EQ(Check(*items, Format::kJson, R"(["[0,0,", true])").code, ErrorCode::kSchemaViolation);
   // An escaped member name (held by the reader's string buffer) survives the inner read.
   auto keyed = One(R"({"$schema":"http://json-schema.org/draft-07/schema#",
                        "additionalProperties":{"type":"array","items":{"type":"string",
