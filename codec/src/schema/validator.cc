@@ -230,7 +230,11 @@ Validator::~Validator() {
   if (!took_spare_) return;
   Spare& spare = ThreadSpare();
   spare.in_use = false;
-  if (HeldBytes() > kSpareBytes) return;  // freed with this Validator; the next starts small
+  uint64_t held = HeldBytes();
+  for (const Extra& x : extras_)
+    held += x.claims.capacity() * 8 + x.uneval.capacity() * sizeof(x.uneval[0]) +
+            x.seen_more.capacity() * 4;
+  if (held > kSpareBytes) return;  // freed with this Validator; the next starts small
   evals_.clear();
   slots_.clear();
   frames_.clear();

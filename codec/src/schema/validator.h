@@ -250,8 +250,8 @@ class Validator {
 
    private:
     // One more pooled frame. When the pool moves, a key that is a view of its own frame's
-    // key_store (an integer key's text, short enough to live inside the string) is made
-    // again from the moved string.
+    // key_store (an integer key's text, a tagged key's copy) is made again from the moved
+    // string: a short one lives inside the string and moves with it.
     void Grow() {
       if (pool_.size() < pool_.capacity()) {
         pool_.emplace_back();
