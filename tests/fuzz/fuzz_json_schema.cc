@@ -1,8 +1,10 @@
 // JSON Schema validation (codec/src/schema) on hostile payloads, against a fixed set of
 // schemas that use every kind of keyword: branches side by side (anyOf, oneOf, not, if,
 // dependentSchemas), unevaluated*, the canonical capture (uniqueItems, const, enum),
-// dynamic references, patterns. Byte 0: bits 0-1 the payload's format (JSON, CBOR,
-// MessagePack), bits 2-4 the schema. Checked:
+// dynamic references, patterns, draft 7's contentMediaType (a JSON read inside the
+// request's own), member names kept down nested maps (integer and tagged keys). Byte 0:
+// bits 0-1 the payload's format (JSON, CBOR, MessagePack), bits 2-4 and 6 the schema,
+// bit 5 format assertion. Checked:
 //   - stopping at the first violation and collecting them all give the same verdict;
 //   - a payload valid in CBOR or MessagePack is valid again once transcoded to JSON (the
 //     instance is the JSON data model, whatever the format);
@@ -43,6 +45,12 @@ constexpr const char* kSchemas[] = {
         "dependencies":{"a":["b"],"c":{"properties":{"d":{"format":"ipv4"}}}}})",
     R"({"type":["string","integer"],"format":"date-time","minLength":2,
         "allOf":[{"not":{"type":"string","pattern":"Z$"}}]})",
+    R"({"$schema":"http://json-schema.org/draft-07/schema#","type":["object","array"],
+        "additionalProperties":{"type":["string","array"],"contentMediaType":"application/json",
+        "items":{"contentMediaType":"application/json"}},
+        "items":{"contentMediaType":"application/json"}})",
+    R"({"type":["object","integer"],"propertyNames":{"maxLength":20},
+        "additionalProperties":{"$ref":"#"},"unevaluatedProperties":false})",
 };
 constexpr size_t kSchemaCount = sizeof(kSchemas) / sizeof(kSchemas[0]);
 
@@ -79,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr codec::Format kFormats[] = {codec::Format::kJson, codec::Format::kCbor,
                                         codec::Format::kMsgpack, codec::Format::kJson};
   const codec::Format f = kFormats[data[0] & 3];
-  const size_t which = (data[0] >> 2) & 7;
+  const size_t which = ((data[0] >> 2) & 7) | ((data[0] >> 6 & 1) << 3);
   const bool assert_format = (data[0] >> 5) & 1;
   const codec::JsonSchema* schema = Schemas().Find("s" + std::to_string(which % kSchemaCount));
   if (schema == nullptr) fuzz::Fail("schema not loaded");

@@ -60,6 +60,16 @@ for i, blob in enumerate([b'{"id":1,"name":"ab","tags":["a",1,null,{"x":1}],"x-1
                           b'"2024-01-01T00:00:00+01:00"']):
     put('fuzz_json_schema', 'case_%d' % i, bytes([i << 2]) + blob)
     put('fuzz_json_schema', 'case_%d_assert' % i, bytes([i << 2 | 32]) + blob)
+# Schemas 8 (draft 7 contentMediaType) and 9 (names down nested maps): byte 0 bit 6.
+for i, (fmt, blob) in enumerate([
+        (0, b'{"k\\n": ["[\\"\\u0041\\u0042\\u0043\\"]", 5], "a": "[0,0,0,0,0,0,0,0]"}'),
+        (0, b'["{\\"x\\": [1, 2.5, null]}", true, "[", "{}"]'),
+        (1, bytes.fromhex('a2d8344401020304a1d834440506070861786163') + b'\x42\x5b\x5d'),
+        (0, b'{"a": {"b": {"c": {"d": 1}}}, "e": 2}'),
+        (1, bytes.fromhex('a1d83444010203045f420102420304ff')),
+        (1, b''.join(bytes([0xa1, k]) for k in range(1, 20)) + b'\x61x')]):
+    which = 8 if i < 2 else 9
+    put('fuzz_json_schema', 'names_%d' % i, bytes([fmt | (which & 7) << 2 | 64]) + blob)
 
 cbor = [bytes.fromhex(v['hex']) for v in json.load(open(os.path.join(data, 'conformance/cbor/appendix_a.json')))]
 for i, blob in enumerate(cbor):
