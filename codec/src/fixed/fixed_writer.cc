@@ -33,7 +33,7 @@ const FixedStep* FixedWriter::Member(Level& level, std::string_view key) {
     return steps[i].kind == FixedKind::kBegin ? steps[i].end + 1 : i + 1;
   };
   auto matches = [&](const FixedStep& s) {
-    return fixed_detail::SameName(s.key, key) || fixed_detail::SameName(s.field->name, key);
+    return SameBytes(s.key, key) || SameBytes(s.field->name, key);
   };
   if (level.next < end && matches(steps[level.next])) [[likely]] {
     const uint32_t i = level.next;
@@ -282,7 +282,7 @@ bool FixedWriter::Store(const FixedStep& s, const Ev& ev) {
         // numbers are too spread out for that table, in the descriptor.
         size_t i = 0;
         while (i < s.enum_names.size() &&
-               (s.enum_names[i].empty() || !fixed_detail::SameName(s.enum_names[i], ev.s)))
+               (s.enum_names[i].empty() || !SameBytes(s.enum_names[i], ev.s)))
           ++i;
         if (i < s.enum_names.size()) {
           number = static_cast<int32_t>(int64_t{s.enum_min} + static_cast<int64_t>(i));

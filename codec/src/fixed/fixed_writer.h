@@ -12,39 +12,9 @@
 #include "memory/budget_vector.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
+#include "text/same_bytes.h"
 
 namespace rosetta::codec {
-
-namespace fixed_detail {
-
-// a == b for the short names of fields and enum values: the bytes compared as one or two
-// overlapping words (nothing outside either view is read), not through a call to memcmp.
-inline bool SameName(std::string_view a, std::string_view b) {
-  const size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* p = a.data();
-  const char* q = b.data();
-  if (n >= 8 && n <= 16) {
-    uint64_t a0, a1, b0, b1;
-    std::memcpy(&a0, p, 8);
-    std::memcpy(&a1, p + n - 8, 8);
-    std::memcpy(&b0, q, 8);
-    std::memcpy(&b1, q + n - 8, 8);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  if (n >= 4 && n < 8) {
-    uint32_t a0, a1, b0, b1;
-    std::memcpy(&a0, p, 4);
-    std::memcpy(&a1, p + n - 4, 4);
-    std::memcpy(&b0, q, 4);
-    std::memcpy(&b1, q + n - 4, 4);
-    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-  }
-  if (n < 4) return n == 0 || (p[0] == q[0] && p[n / 2] == q[n / 2] && p[n - 1] == q[n - 1]);
-  return std::memcmp(p, q, n) == 0;
-}
-
-}  // namespace fixed_detail
 
 // Writes one record of a fixed layout from events shaped like the reader's (a map of
 // members by json_name or declared name, messages as maps): the record is reserved in
@@ -100,7 +70,7 @@ class FixedWriter {
       const FixedStep* const steps = layout_.steps.data();
       const uint32_t i = level.next;
       if (i < steps[level.begin].end && steps[i].kind != FixedKind::kBegin &&
-          fixed_detail::SameName(steps[i].key, s) && !(refuse_duplicates_ && seen_[i])) {
+          SameBytes(steps[i].key, s) && !(refuse_duplicates_ && seen_[i])) {
         if (refuse_duplicates_) seen_[i] = 1;
         level.next = i + 1;
         due_ = &steps[i];

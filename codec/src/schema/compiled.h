@@ -13,6 +13,7 @@
 #include "schema/ascii_dfa.h"
 #include "schema/format_check.h"
 #include "schema/regex.h"
+#include "text/same_bytes.h"
 
 namespace re2 {
 class RE2;
@@ -46,31 +47,6 @@ inline uint64_t MemberHash(std::string_view s) {
   uint64_t h = (a ^ n * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
   h ^= (b ^ h >> 31) * 0x94d049bb133111ebull;
   return h ^ (h >> 29);
-}
-
-// Whether n bytes at a and b are the same: up to 16 bytes in two overlapping loads that
-// stay inside both (a member name is short; a call to memcmp costs more than the compare).
-inline bool SameBytes(const char* a, const char* b, size_t n) {
-  uint64_t x, y, u, v;
-  if (n >= 8) {
-    if (n > 16) return std::memcmp(a, b, n) == 0;
-    std::memcpy(&x, a, 8);
-    std::memcpy(&y, b, 8);
-    std::memcpy(&u, a + n - 8, 8);
-    std::memcpy(&v, b + n - 8, 8);
-    return ((x ^ y) | (u ^ v)) == 0;
-  }
-  if (n >= 4) {
-    uint32_t x4, y4, u4, v4;
-    std::memcpy(&x4, a, 4);
-    std::memcpy(&y4, b, 4);
-    std::memcpy(&u4, a + n - 4, 4);
-    std::memcpy(&v4, b + n - 4, 4);
-    return ((x4 ^ y4) | (u4 ^ v4)) == 0;
-  }
-  for (size_t i = 0; i < n; ++i)
-    if (a[i] != b[i]) return false;
-  return true;
 }
 
 // The bit of Node::member_lengths a name of n bytes sets (names of 63 bytes or more share
@@ -177,9 +153,7 @@ struct Node {
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
       const Member& member = table[i];
       if (member.name.data() == nullptr) return nullptr;
-      if (member.tag == tag && member.name.size() == key.size() &&
-          SameBytes(member.name.data(), key.data(), key.size()))
-        return &member;
+      if (member.tag == tag && SameBytes(member.name, key)) return &member;
     }
   }
   uint8_t format = 0;            // FormatId, asserted only with format_assertion
