@@ -274,7 +274,8 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
           if (ai < 24 && ai <= static_cast<uint64_t>(end_ - pos_) &&
               ai <= limits.max_string_bytes &&
               (major == 2 ||
-               ValidUtf8({reinterpret_cast<const char*>(pos_), static_cast<size_t>(ai)}))) {
+               ValidUtf8In({reinterpret_cast<const char*>(pos_), static_cast<size_t>(ai)},
+                           static_cast<size_t>(end_ - pos_)))) {
             key = {reinterpret_cast<const char*>(pos_), static_cast<size_t>(ai)};
             pos_ += ai;
           } else if (!ReadString(major, ai, start, &key)) {

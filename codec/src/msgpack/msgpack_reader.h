@@ -152,7 +152,8 @@ bool MsgpackReader<S>::Read(std::string_view input) {
         uint64_t len = b <= 0xbf ? (b & 0x1f) : 0;
         if (b > 0xbf && !Fixed(size_t{1} << (b - 0xd9), start, &len)) return false;
         if (!Payload(len, start, &key)) return false;
-        if (!ValidUtf8(key)) return Fail(ErrorCode::kInvalidUtf8, start, "str is not valid UTF-8");
+        if (!ValidUtf8In(key, static_cast<size_t>(end_ - reinterpret_cast<const u8*>(key.data()))))
+          return Fail(ErrorCode::kInvalidUtf8, start, "str is not valid UTF-8");
         if constexpr (kItemStarts) sink_.ItemStart(start);
         ok = sink_.Text(key);
         kind = KeyKind::kText;

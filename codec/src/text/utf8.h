@@ -36,6 +36,30 @@ inline bool ValidUtf8(std::string_view s) {
     return true;
   return ValidUtf8Simd(s);
 }
+
+namespace utf8_detail {
+// 24 bytes of 0xff then 24 of 0: the 24 bytes from kMask + 24 - n mask the first n.
+inline constexpr unsigned char kMask[48] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+}  // namespace utf8_detail
+
+// ValidUtf8 for a string inside a larger buffer, with `readable` bytes from s.data() to
+// the buffer's end. A string under 24 bytes with 24 readable is checked by three loads
+// masked to its length: no branch on the length, which varies from string to string
+// (map keys, names) and so is mispredicted by a loop.
+inline bool ValidUtf8In(std::string_view s, size_t readable) {
+  const size_t n = s.size();
+  if (n >= 24 || readable < 24) return ValidUtf8(s);
+  const unsigned char* mask = utf8_detail::kMask + 24 - n;
+  uint64_t w[3], m[3];
+  std::memcpy(w, s.data(), 24);
+  std::memcpy(m, mask, 24);
+  if ((((w[0] & m[0]) | (w[1] & m[1]) | (w[2] & m[2])) & 0x8080808080808080ull) == 0)
+    [[likely]]
+    return true;
+  return ValidUtf8Simd(s);
+}
 // Offset of the first byte that does not begin a well-formed sequence (s.size() when s is
 // valid). Linear: for error reports, which must not cost more than the input.
 size_t InvalidUtf8Offset(std::string_view s);

@@ -249,6 +249,11 @@ TEST(ValidUtf8, AgreesWithTheByteByByteCheck) {
     if (mode == 1 && n > 0) s[rng() % n] = static_cast<char>(pool[rng() % sizeof pool]);
     const bool expected = InvalidUtf8Offset(s) == s.size();
     ASSERT_EQ(ValidUtf8(s), expected) << i;
+    // The same string inside a buffer, followed by bytes that are not ASCII (which the
+    // masked loads read and must ignore), with fewer or more than 24 bytes readable.
+    const size_t after = rng() % 40;
+    std::string buffer = s + std::string(after, '\xff');
+    ASSERT_EQ(ValidUtf8In(std::string_view(buffer.data(), n), n + after), expected) << i;
     (expected ? valid : invalid)++;
   }
   EXPECT_GT(valid, 80000);
