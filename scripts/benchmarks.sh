@@ -173,7 +173,7 @@ if [ "$ONLY" = schema ]; then  # load/bench/schema_bench.py; SCHEMA_RUNS (5), SC
   cmake -S . -B "$SCHEMA_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROSETTA_BUILD_BENCHMARKS=ON \
     "$(off_unless_on "$SCHEMA_BUILD" ROSETTA_BUILD_TESTS)" \
     "$(off_unless_on "$SCHEMA_BUILD" ROSETTA_BUILD_SERVICE)" >/dev/null
-  ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta rosetta-cli-peers >&2
+  ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta rosetta-cli-peers rosetta-schema-warm >&2
   VALIJSON=()  # a target once load/CMakeLists.txt adds bench/schema and libvalijson-dev is there
   if ninja -C "$SCHEMA_BUILD" -t targets all | grep '^rosetta-schema-valijson:' >/dev/null; then
     ninja -C "$SCHEMA_BUILD" -j"${JOBS:-2}" rosetta-schema-valijson >&2
@@ -181,7 +181,8 @@ if [ "$ONLY" = schema ]; then  # load/bench/schema_bench.py; SCHEMA_RUNS (5), SC
   fi
   load/bench/schema/npm_peers.sh "$SCHEMA_BUILD/npm"
   /usr/bin/python3 load/bench/schema_bench.py --rosetta "$SCHEMA_BUILD/codec/rosetta" \
-    --peers "$SCHEMA_BUILD/load/rosetta-cli-peers" "${VALIJSON[@]}" --modules "$SCHEMA_BUILD/npm/node_modules" \
+    --peers "$SCHEMA_BUILD/load/rosetta-cli-peers" "${VALIJSON[@]}" \
+    --warm-rosetta "$SCHEMA_BUILD/load/rosetta-schema-warm" --modules "$SCHEMA_BUILD/npm/node_modules" \
     --data "$SCHEMA_BUILD/schema" --runs "${SCHEMA_RUNS:-5}" --repeat "${SCHEMA_REPEAT:-10}" --seed "${SEED:-42}" \
     >"$OUT/schema.md"
   cat "$OUT/schema.md"

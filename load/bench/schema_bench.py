@@ -16,9 +16,11 @@ that command's input) and records/s:
   rosetta-schema-valijson once NAME.draft7.schema.json FILE   (valijson knows draft 7 at most)
 Then once each, in-process and warm, on the data set itself (not repeated: the schema compiled
 once, the file read and split once, a second of warm-up passes, then --warm-runs timed passes of
-parse + validate of every line; the median): node ajv_peer.cjs warm, rosetta-schema-valijson warm. Their compile times are the
-median of 5 compilations; rosetta's schema load is the whole-process time of a one-record input
-with the schema less the same without it.
+parse + validate of every line; the median): node ajv_peer.cjs warm, rosetta-schema-valijson warm,
+and rosetta itself, rosetta-schema-warm warm (the CLI's `validate --seq --keep-going` run
+in-process over the file in memory: JSON with and without the schema, CBOR and MessagePack with
+it). The peers' compile times are the median of 5 compilations; rosetta's schema load is the
+whole-process time of a one-record input with the schema less the same without it.
 
 Every command's verdicts are checked: rosetta's error lines must name exactly the records the
 data set's verdicts (python3-jsonschema's, made with the data) say are invalid, the peers'
@@ -30,6 +32,7 @@ NAME.msgpack-seq hold the same records.
 
 usage: schema_bench.py --rosetta build-bench/codec/rosetta --peers build-bench/load/rosetta-cli-peers
                        [--valijson build-bench/load/rosetta-schema-valijson] [--modules build-bench/npm/node_modules]
+                       [--warm-rosetta build-bench/load/rosetta-schema-warm]
                        [--data build-bench/schema] [--runs 5] [--warm-runs 10] [--repeat 10] [--seed 42]
                        [--count 1000] [--only NAMES] [--out FILE]
 """
@@ -52,6 +55,10 @@ import schemadata  # noqa: E402
 MIB = 1 << 20
 ERROR_LINE = re.compile(r'^rosetta: (\S+) at byte (\d+) \(/(\d+)')
 FORMATS = (('json', 'jsonl', 'JSON'), ('cbor', 'cbor-seq', 'CBOR'), ('msgpack', 'msgpack-seq', 'MessagePack'))
+# rosetta-schema-warm's runs: key, with the schema, file, --format.
+WARM_ROSETTA = (('rosetta', True, 'jsonl', 'json'), ('rosetta_plain', False, 'jsonl', 'json'),
+                ('rosetta_cbor', True, 'cbor-seq', 'cbor'), ('rosetta_msgpack', True, 'msgpack-seq', 'msgpack'))
+WARM_EXT = {key: ext for key, _, ext, _ in WARM_ROSETTA}
 BAR = 1.5  # validate --seq --schema may take at most 1.5x validate --seq without one
 
 
@@ -154,6 +161,7 @@ def main():
     ap.add_argument('--rosetta', required=True)
     ap.add_argument('--peers', required=True, help='rosetta-cli-peers (its `run` times a process)')
     ap.add_argument('--valijson', help='rosetta-schema-valijson (no valijson rows without it)')
+    ap.add_argument('--warm-rosetta', help='rosetta-schema-warm (no rosetta warm rows without it)')
     ap.add_argument('--modules', default=os.path.join(root, 'build-bench', 'npm', 'node_modules'),
                     help='node_modules with ajv (load/bench/schema/npm_peers.sh); no ajv rows without it')
     ap.add_argument('--data', default=os.path.join(root, 'build-bench', 'schema'))
@@ -168,6 +176,8 @@ def main():
     args = ap.parse_args()
     rosetta, peers = os.path.abspath(args.rosetta), os.path.abspath(args.peers)
     valijson = os.path.abspath(args.valijson) if args.valijson and os.path.exists(args.valijson) else None
+    warm_rosetta = (os.path.abspath(args.warm_rosetta)
+                    if args.warm_rosetta and os.path.exists(args.warm_rosetta) else None)
     modules = os.path.abspath(args.modules) if os.path.isdir(args.modules) else None
     names = args.only.split(',') if args.only else schemadata.DATASETS
     data = os.path.abspath(args.data)
@@ -289,10 +299,16 @@ def main():
             p = subprocess.run([valijson, 'warm', draft7, B('jsonl'), '--runs', str(args.warm_runs)],
                                capture_output=True, text=True)
             warm['valijson'] = json.loads(p.stdout) if p.returncode == 0 else {'error': p.stderr.strip()[:200]}
-        for w in warm.values():
+        if warm_rosetta:
+            for key, s, ext, fmt_ in WARM_ROSETTA:
+                p = subprocess.run([warm_rosetta, 'warm', schema if s else '-', B(ext), '--format', fmt_,
+                                    '--runs', str(args.warm_runs)], capture_output=True, text=True)
+                warm[key] = json.loads(p.stdout) if p.returncode == 0 else {'error': p.stderr.strip()[:200]}
+        for key, w in warm.items():
             if 'invalid' in w:  # the warm loops read the data set once (not repeated)
-                w['verdict'] = 'ok' if w['invalid'] == m['invalid'] else '%d records invalid (expected %d)' % (
-                    w['invalid'], m['invalid'])
+                expected = 0 if key == 'rosetta_plain' else m['invalid']
+                w['verdict'] = 'ok' if w['invalid'] == expected else '%d records invalid (expected %d)' % (
+                    w['invalid'], expected)
         results[name] = (rows, warm, m, has_formats)
 
     # The report.
@@ -336,6 +352,7 @@ def main():
     p('| data set | rosetta JSON MB/s | records/s | vs ajv | vs ajv warm | vs valijson | vs valijson warm | '
       'schema / no schema: JSON | CBOR | MessagePack | bar <= %.1fx | CBOR / JSON time | MessagePack / JSON time |' % BAR)
     p('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|')
+    warm_lines = []
     bars = []
     for name in names:
         rows, warm, m, _ = results[name]
@@ -356,7 +373,23 @@ def main():
             ratio(rj.mbps(), vw.get('mbps')),
             fmt(cost['json'], '.2f'), fmt(cost['cbor'], '.2f'), fmt(cost['msgpack'], '.2f'), bar,
             ratio(t('rosetta_cbor'), t('rosetta_json')), ratio(t('rosetta_msgpack'), t('rosetta_json'))))
+        rw, pw = warm.get('rosetta', {}), warm.get('rosetta_plain', {})
+        cw, mw = warm.get('rosetta_cbor', {}), warm.get('rosetta_msgpack', {})
+        warm_lines.append('| %s | %s | %s | %s | %s | %s | %s |' % (
+            name, fmt(rw.get('mbps'), ',.0f'), ratio(rw.get('mbps'), aw.get('mbps')),
+            ratio(rw.get('mbps'), vw.get('mbps')), ratio(rw.get('median_s'), pw.get('median_s')),
+            ratio(cw.get('median_s'), rw.get('median_s')), ratio(mw.get('median_s'), rw.get('median_s'))))
     p('')
+    if warm_rosetta:
+        p('Warm against warm (every side in-process: the schema compiled and the data set read once, the median '
+          'pass over its records; rosetta: rosetta-schema-warm, the CLI\'s `validate --seq --keep-going` without '
+          'the process start and the file read):')
+        p('')
+        p('| data set | rosetta warm JSON MB/s | vs ajv warm | vs valijson warm | schema / no schema, warm | '
+          'CBOR / JSON time, warm | MessagePack / JSON time, warm |')
+        p('|---|---:|---:|---:|---:|---:|---:|')
+        lines.extend(warm_lines)
+        p('')
     p('Schema load / compile, ms (rosetta: a one-record run with the schema less the same without, 0 when within '
       'the noise; ajv: '
       '`ajv.compile`, median of 5, in a fresh Ajv each; valijson: RapidJSON parse of the schema + '
@@ -397,18 +430,22 @@ def main():
                 r.label, input_name, r.seconds(), span, fmt(r.mbps(), ',.0f'), fmt(r.rps(), ',.0f'),
                 fmt(r.rss() / MIB, '.1f'), verdict))
         for key, label in (('ajv', 'ajv warm, in-process (JSON.parse + validate per line)'),
-                           ('valijson', 'valijson warm, in-process (RapidJSON parse + validate per line)')):
+                           ('valijson', 'valijson warm, in-process (RapidJSON parse + validate per line)'),
+                           ('rosetta', 'rosetta warm, in-process (validate --seq --schema S, JSON)'),
+                           ('rosetta_plain', 'rosetta warm, in-process (validate --seq, no schema, JSON)'),
+                           ('rosetta_cbor', 'rosetta warm, in-process (validate --seq --schema S, CBOR)'),
+                           ('rosetta_msgpack', 'rosetta warm, in-process (validate --seq --schema S, MessagePack)')):
             w = warm.get(key)
             if w is None:
                 continue
             if 'error' in w:
-                p('| %s | %s.jsonl | fails: %s | | | | | |' % (label, name, w['error']))
+                p('| %s | %s | fails: %s | | | | | |' % (label, '%s.%s' % (name, WARM_EXT.get(key, 'jsonl')), w['error']))
                 continue
             runs = w.get('runs_s') or [w['median_s']]
             rss = w.get('rss_bytes', w.get('peak_rss_kib', 0) * 1024)
             verdict = w['verdict'] if w['verdict'] == 'ok' else '**%s**' % w['verdict']
-            p('| %s | %s.jsonl (once, not repeated) | %.3f | %.3f–%.3f | %s | %s | %s | %s |' % (
-                label, name, w['median_s'], min(runs), max(runs), fmt(w['mbps'], ',.0f'),
+            p('| %s | %s (once, not repeated) | %.3f | %.3f–%.3f | %s | %s | %s | %s |' % (
+                label, '%s.%s' % (name, WARM_EXT.get(key, 'jsonl')), w['median_s'], min(runs), max(runs), fmt(w['mbps'], ',.0f'),
                 fmt(w['records_per_s'], ',.0f'), fmt(rss / MIB, '.1f'), verdict))
         p('')
     p('Bar: `validate --seq --schema` within %.1fx of `validate --seq` without a schema, per format (wall time):' % BAR)
@@ -432,6 +469,10 @@ def main():
             rel(modules), rel(base), args.warm_runs))
     if valijson:
         p('%s warm S7 %s/NAME.jsonl --runs %d' % (rel(valijson), rel(base), args.warm_runs))
+    if warm_rosetta:
+        for _, s, ext, fmt_ in WARM_ROSETTA:
+            p('%s warm %s %s/NAME.%s --format %s --runs %d' % (rel(warm_rosetta), 'S' if s else '-', rel(base), ext,
+                                                               fmt_, args.warm_runs))
     p('```')
     text = '\n'.join(lines) + '\n'
     sys.stdout.write(text)

@@ -21,14 +21,9 @@
 //   verdicts  one line per record: true or false
 // --all-errors: valijson collects every error (a ValidationResults per record); by default it
 // stops at the first, as rosetta does without --all-errors.
-#include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,9 +37,13 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
 
+#include "warm_loop.h"
+
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using schema_bench::Clock;
+using schema_bench::Median;
+using schema_bench::Seconds;
 
 [[noreturn]] void Usage(const char* message) {
   std::fprintf(
@@ -56,14 +55,7 @@ using Clock = std::chrono::steady_clock;
 }
 
 std::string ReadFile(const char* path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::fprintf(stderr, "rosetta-schema-valijson: cannot read %s\n", path);
-    std::exit(2);
-  }
-  std::ostringstream out;
-  out << in.rdbuf();
-  return std::move(out).str();
+  return schema_bench::ReadFile("rosetta-schema-valijson", path);
 }
 
 std::vector<std::string_view> Lines(const std::string& text) {
@@ -78,25 +70,6 @@ std::vector<std::string_view> Lines(const std::string& text) {
     start = end + 1;
   }
   return lines;
-}
-
-double Seconds(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
-}
-
-double Median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
-
-long PeakRssKib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtol(line.c_str() + 6, nullptr, 10);
-  }
-  return -1;
 }
 
 // The schema document must outlive the Schema (valijson keeps no references to it, but the
@@ -207,36 +180,16 @@ int main(int argc, char** argv) {
       LoadSchema(schema_text, again);
       compiles.push_back(Seconds(t0, Clock::now()) * 1e3);
     }
-    auto pass = [&] {
-      size_t invalid = 0;
-      for (std::string_view line : lines) invalid += !checker.Valid(line);
-      return invalid;
-    };
     size_t invalid = 0;
-    int warmup_passes = 0;
-    const auto warm_start = Clock::now();
-    const auto warm_end = warm_start + std::chrono::duration<double>(warmup_s);
-    do {
-      invalid = pass();
-      ++warmup_passes;
-    } while (Clock::now() < warm_end);
-    const double pass_s = Seconds(warm_start, Clock::now()) / warmup_passes;
-    const int passes_per_run = std::max(1, int(std::ceil(min_run_s / pass_s)));
-    std::vector<double> times;
-    for (int r = 0; r < runs; ++r) {
-      t0 = Clock::now();
-      for (int k = 0; k < passes_per_run; ++k) pass();
-      times.push_back(Seconds(t0, Clock::now()) / passes_per_run);
-    }
-    const double m = Median(times);
-    std::printf(
-        "{\"records\":%zu,\"invalid\":%zu,\"bytes\":%zu,\"compile_ms\":%.3f,"
-        "\"first_compile_ms\":%.3f,\"warmup_passes\":%d,\"passes_per_run\":%d,\"median_s\":%.6f,"
-        "\"mbps\":%.3f,\"records_per_s\":%.1f,\"peak_rss_kib\":%ld,\"runs_s\":[",
-        lines.size(), invalid, text.size(), Median(compiles), first_compile_ms, warmup_passes,
-        passes_per_run, m, text.size() / m / 1e6, lines.size() / m, PeakRssKib());
-    for (size_t i = 0; i < times.size(); ++i) std::printf("%s%.6f", i ? "," : "", times[i]);
-    std::printf("]}\n");
+    auto pass = [&] {
+      invalid = 0;
+      for (std::string_view line : lines) invalid += !checker.Valid(line);
+    };
+    const schema_bench::WarmTimes w = schema_bench::TimePasses(pass, warmup_s, min_run_s, runs);
+    char extra[96];
+    std::snprintf(extra, sizeof extra, "\"compile_ms\":%.3f,\"first_compile_ms\":%.3f,",
+                  Median(compiles), first_compile_ms);
+    schema_bench::PrintWarm(lines.size(), invalid, text.size(), extra, w);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rosetta-schema-valijson: %s\n", e.what());
