@@ -654,6 +654,9 @@ uint32_t Validator::ScopeFor(uint32_t node, uint32_t scope) {
   scopes_.push_back(ScopeEntry{resource, scope});
   const uint32_t id = static_cast<uint32_t>(scopes_.size() - 1);
   scope_ids_.emplace(key, id);
+  // Charged with the evaluation records (the next Account or AccountExtras): the entry in
+  // a vector grown by doubling, and a hash node with its bucket.
+  extra_bytes_ += 2 * sizeof(ScopeEntry) + 40;
   return id;
 }
 

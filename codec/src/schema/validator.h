@@ -274,7 +274,8 @@ class Validator {
   std::string canon_;
   std::string scalar_canon_;  // a scalar's canonical form for const / enum (reused)
   uint64_t charged_ = 0;
-  uint64_t extra_bytes_ = 0;      // Extra records' growth this request (NeededBytes)
+  // Extra records' and dynamic scopes' growth this request (NeededBytes).
+  uint64_t extra_bytes_ = 0;
   uint64_t extra_accounted_ = 0;  // extra_bytes_ at the last charge
 
   struct ScopeEntry {

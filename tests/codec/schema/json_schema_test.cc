@@ -3,6 +3,7 @@
 // load errors, and the fuzz findings (tests/fuzz/regressions/fuzz_json_schema).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,48 @@ TEST(JsonSchema, EvaluatedItemRecordsAreChargedToTheBudget) {
   EXPECT_TRUE(Check(*plain, Format::kCbor, cbor, nullptr, limits).ok());
   EXPECT_EQ(Check(*tracked, Format::kCbor, cbor, nullptr, limits).code, ErrorCode::kBudgetExceeded);
   EXPECT_TRUE(Check(*tracked, Format::kCbor, cbor).ok());
+}
+
+TEST(JsonSchema, DynamicScopesAreChargedToTheBudget) {
+  // Three resources, entered by member name ("a": A, "b": B, "c": C), so a map's dynamic
+  // scope is the chain of resources down its path. In a binary tree of maps whose every
+  // member enters another resource than its map's, every path is a chain of its own: a
+  // scope per map, some 130,000. They are charged as they are made.
+  auto schema = [](bool dynamic) {
+    const std::string extra = dynamic ? R"(,"d":{"$dynamicRef":"#n"})" : "";
+    auto resource = [&](const char* id) {
+      return std::string(R"({"$id":")") + id +
+             R"(","$dynamicAnchor":"n","type":"object","properties":{"a":{"$ref":"urn:a"},)" +
+             R"("b":{"$ref":"urn:b"},"c":{"$ref":"urn:c"})" + extra + "}}";
+    };
+    return One(R"({"$id":"urn:root","$ref":"urn:a","$defs":{"A":)" + resource("urn:a") +
+               R"(,"B":)" + resource("urn:b") + R"(,"C":)" + resource("urn:c") + "}}");
+  };
+  auto dynamic = schema(true);
+  auto plain = schema(false);
+  ASSERT_TRUE(dynamic);
+  ASSERT_TRUE(plain);
+  std::string cbor;
+  // In resource r (0: A, 1: B, 2: C): {name of r+1: tree, name of r+2: tree}, {} at the leaves.
+  std::function<void(int, int)> tree = [&](int depth, int r) {
+    if (depth == 0) {
+      cbor += '\xa0';
+      return;
+    }
+    cbor += '\xa2';
+    for (int k = 1; k <= 2; ++k) {
+      const int child = (r + k) % 3;
+      cbor += '\x61';
+      cbor += static_cast<char>('a' + child);
+      tree(depth - 1, child);
+    }
+  };
+  tree(16, 0);
+  Limits limits;
+  limits.max_alloc_bytes = 1 << 20;
+  EXPECT_TRUE(Check(*plain, Format::kCbor, cbor, nullptr, limits).ok());
+  EXPECT_EQ(Check(*dynamic, Format::kCbor, cbor, nullptr, limits).code, ErrorCode::kBudgetExceeded);
+  EXPECT_TRUE(Check(*dynamic, Format::kCbor, cbor).ok());
 }
 
 TEST(JsonSchema, TaggedKeysKeepTheirText) {
