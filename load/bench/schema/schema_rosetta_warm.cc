@@ -53,18 +53,12 @@ struct Memory {
 
 int main(int argc, char** argv) {
   std::vector<const char*> positional;
-  int runs = 10;
-  double warmup_s = 1;
-  double min_run_s = 0.2;
+  schema_bench::WarmOptions warm;
   codec::Format format = codec::Format::kJson;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      runs = std::atoi(argv[++i]);
-    } else if (a == "--warmup-s" && i + 1 < argc) {
-      warmup_s = std::atof(argv[++i]);
-    } else if (a == "--min-run-s" && i + 1 < argc) {
-      min_run_s = std::atof(argv[++i]);
+    if (warm.Take(argc, argv, i)) {
+      continue;
     } else if (a == "--format" && i + 1 < argc) {
       const std::optional<codec::Format> f = codec::ParseFormat(argv[++i]);
       if (!f) Usage("unknown format");
@@ -75,7 +69,7 @@ int main(int argc, char** argv) {
       positional.push_back(argv[i]);
     }
   }
-  if (positional.size() != 3 || std::string_view(positional[0]) != "warm" || runs < 1)
+  if (positional.size() != 3 || std::string_view(positional[0]) != "warm" || warm.runs < 1)
     Usage("wrong arguments");
 
   std::shared_ptr<const codec::JsonSchemaSet> set;
@@ -116,7 +110,7 @@ int main(int argc, char** argv) {
       std::exit(2);
     }
   };
-  const schema_bench::WarmTimes w = schema_bench::TimePasses(pass, warmup_s, min_run_s, runs);
+  const schema_bench::WarmTimes w = schema_bench::TimePasses(pass, warm);
   char extra[64];
   std::snprintf(extra, sizeof extra, "\"compile_ms\":%.3f,", compile_ms);
   schema_bench::PrintWarm(progress.records, progress.refused, text.size(), extra, w);

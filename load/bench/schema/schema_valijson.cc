@@ -125,18 +125,12 @@ class Checker {
 
 int main(int argc, char** argv) {
   std::vector<const char*> positional;
-  int runs = 10;
-  double warmup_s = 1;
-  double min_run_s = 0.2;
+  schema_bench::WarmOptions warm;
   bool all_errors = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a == "--runs" && i + 1 < argc) {
-      runs = std::atoi(argv[++i]);
-    } else if (a == "--warmup-s" && i + 1 < argc) {
-      warmup_s = std::atof(argv[++i]);
-    } else if (a == "--min-run-s" && i + 1 < argc) {
-      min_run_s = std::atof(argv[++i]);
+    if (warm.Take(argc, argv, i)) {
+      continue;
     } else if (a == "--all-errors") {
       all_errors = true;
     } else if (a.substr(0, 2) == "--") {
@@ -145,7 +139,7 @@ int main(int argc, char** argv) {
       positional.push_back(argv[i]);
     }
   }
-  if (positional.size() != 3 || runs < 1) Usage("wrong arguments");
+  if (positional.size() != 3 || warm.runs < 1) Usage("wrong arguments");
   std::string_view mode = positional[0];
   if (mode != "once" && mode != "warm" && mode != "verdicts") Usage("unknown mode");
 
@@ -185,7 +179,7 @@ int main(int argc, char** argv) {
       invalid = 0;
       for (std::string_view line : lines) invalid += !checker.Valid(line);
     };
-    const schema_bench::WarmTimes w = schema_bench::TimePasses(pass, warmup_s, min_run_s, runs);
+    const schema_bench::WarmTimes w = schema_bench::TimePasses(pass, warm);
     char extra[96];
     std::snprintf(extra, sizeof extra, "\"compile_ms\":%.3f,\"first_compile_ms\":%.3f,",
                   Median(compiles), first_compile_ms);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace schema_bench {
@@ -47,6 +48,28 @@ inline long PeakRssKib() {
   return -1;
 }
 
+// The warm mode's flags: --runs N, --warmup-s S, --min-run-s S.
+struct WarmOptions {
+  int runs = 10;
+  double warmup_s = 1;
+  double min_run_s = 0.2;
+  // Takes argv[i] (and its value, advancing i) when it is one of them.
+  bool Take(int argc, char** argv, int& i) {
+    const std::string_view a = argv[i];
+    if (i + 1 >= argc) return false;
+    if (a == "--runs") {
+      runs = std::atoi(argv[++i]);
+    } else if (a == "--warmup-s") {
+      warmup_s = std::atof(argv[++i]);
+    } else if (a == "--min-run-s") {
+      min_run_s = std::atof(argv[++i]);
+    } else {
+      return false;
+    }
+    return true;
+  }
+};
+
 // `warmup_s` seconds of passes, then `runs` timed runs of as many passes as take
 // `min_run_s` (at least one): each run's time of one pass.
 struct WarmTimes {
@@ -55,17 +78,17 @@ struct WarmTimes {
   std::vector<double> times;
 };
 template <class Pass>
-WarmTimes TimePasses(Pass&& pass, double warmup_s, double min_run_s, int runs) {
+WarmTimes TimePasses(Pass&& pass, const WarmOptions& o) {
   WarmTimes w;
   const auto warm_start = Clock::now();
-  const auto warm_end = warm_start + std::chrono::duration<double>(warmup_s);
+  const auto warm_end = warm_start + std::chrono::duration<double>(o.warmup_s);
   do {
     pass();
     ++w.warmup_passes;
   } while (Clock::now() < warm_end);
   const double pass_s = Seconds(warm_start, Clock::now()) / w.warmup_passes;
-  w.passes_per_run = std::max(1, static_cast<int>(std::ceil(min_run_s / pass_s)));
-  for (int r = 0; r < runs; ++r) {
+  w.passes_per_run = std::max(1, static_cast<int>(std::ceil(o.min_run_s / pass_s)));
+  for (int r = 0; r < o.runs; ++r) {
     const auto t0 = Clock::now();
     for (int k = 0; k < w.passes_per_run; ++k) pass();
     w.times.push_back(Seconds(t0, Clock::now()) / w.passes_per_run);
