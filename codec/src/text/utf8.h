@@ -39,9 +39,9 @@ inline bool ValidUtf8(std::string_view s) {
 
 namespace utf8_detail {
 // 24 bytes of 0xff then 24 of 0: the 24 bytes from kMask + 24 - n mask the first n.
-inline constexpr unsigned char kMask[48] = {
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+inline constexpr unsigned char kMask[48] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 }  // namespace utf8_detail
 
 // ValidUtf8 for a string inside a larger buffer, with `readable` bytes from s.data() to
@@ -55,8 +55,7 @@ inline bool ValidUtf8In(std::string_view s, size_t readable) {
   uint64_t w[3], m[3];
   std::memcpy(w, s.data(), 24);
   std::memcpy(m, mask, 24);
-  if ((((w[0] & m[0]) | (w[1] & m[1]) | (w[2] & m[2])) & 0x8080808080808080ull) == 0)
-    [[likely]]
+  if ((((w[0] & m[0]) | (w[1] & m[1]) | (w[2] & m[2])) & 0x8080808080808080ull) == 0) [[likely]]
     return true;
   return ValidUtf8Simd(s);
 }

@@ -11,6 +11,8 @@
 // read and validated on its own under the default limits. No process start, no file read.
 // Prints {"records","invalid","bytes","compile_ms",...,"median_s","mbps",...} as JSON (a
 // pass's median over --runs timed runs, after --warmup-s seconds of passes).
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
