@@ -447,14 +447,15 @@ def main():
             w = warm.get(key)
             if w is None:
                 continue
+            input_name = '%s.%s' % (name, WARM_EXT.get(key, 'jsonl'))
             if 'error' in w:
-                p('| %s | %s | fails: %s | | | | | |' % (label, '%s.%s' % (name, WARM_EXT.get(key, 'jsonl')), w['error']))
+                p('| %s | %s | fails: %s | | | | | |' % (label, input_name, w['error']))
                 continue
             runs = w.get('runs_s') or [w['median_s']]
             rss = w.get('rss_bytes', w.get('peak_rss_kib', 0) * 1024)
             verdict = w['verdict'] if w['verdict'] == 'ok' else '**%s**' % w['verdict']
             p('| %s | %s (once, not repeated) | %.3f | %.3f–%.3f | %s | %s | %s | %s |' % (
-                label, '%s.%s' % (name, WARM_EXT.get(key, 'jsonl')), w['median_s'], min(runs), max(runs), fmt(w['mbps'], ',.0f'),
+                label, input_name, w['median_s'], min(runs), max(runs), fmt(w['mbps'], ',.0f'),
                 fmt(w['records_per_s'], ',.0f'), fmt(rss / MIB, '.1f'), verdict))
         p('')
     p('Bar: `validate --seq --schema` within %.1fx of `validate --seq` without a schema, per format (wall time):' % BAR)
