@@ -192,6 +192,14 @@ struct Node {
   std::vector<uint32_t> required_w;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
   std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
+  // On an object, this subschema only asks for names: `required`, with at most a `type`
+  // that takes objects beside it (`{"required": ["uses"]}`). As a branch (anyOf, oneOf,
+  // not, if, then, else) it is then judged from the names its parent watched, with no
+  // evaluation of its own.
+  bool presence_only = false;
+  // The presence_only branches of this node, in the order anyOf, oneOf, not, if, then,
+  // else: each one's required names as indexes into watched.
+  std::vector<std::vector<uint32_t>> presence_w;
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;

@@ -130,6 +130,8 @@ class Compiler {
     if (!CheckCycles(error)) return false;
     MarkTracking();
     if (!out_->uses_dynamic_scope) ForwardRefs();
+    for (Node& n : out_->nodes) n.presence_only = PresenceOnly(n);
+    for (Node& n : out_->nodes) WatchPresence(&n);
     for (Node& n : out_->nodes) {
       BuildMembers(&n);
       WorkFlags(&n);
@@ -761,6 +763,42 @@ class Compiler {
       n->dependent_required_w.emplace_back(index(d.name), std::move(req));
     }
     for (const auto& d : n->dependent_schemas) n->dependent_schemas_w.push_back(index(d.name));
+  }
+
+  // Node::presence_only: on an object, nothing but `required` (type, const, enum and the
+  // object keywords are what apply to an object; the in-place applicators would add
+  // evaluations of their own).
+  static bool PresenceOnly(const Node& n) {
+    return n.kind == Node::kSchema && !n.has_in_place && !n.tracks_evaluated &&
+           (n.has & (Node::kConst | Node::kEnum)) == 0 &&
+           (!(n.has & Node::kType) || (n.types & kTypeObject)) && n.properties.empty() &&
+           n.pattern_properties.empty() && n.additional_properties == kNone &&
+           n.property_names == kNone && n.unevaluated_properties == kNone &&
+           n.min_properties == 0 && n.max_properties == kNoLimit && n.dependent_required.empty() &&
+           n.dependent_schemas.empty();
+  }
+
+  // Node::presence_w: the names of the node's presence_only branches join its watched
+  // names (appended: the indexes already given stay).
+  void WatchPresence(Node* n) {
+    if (n->kind != Node::kSchema) return;
+    auto add = [&](uint32_t c) {
+      if (c == kNone || !out_->nodes[c].presence_only) return;
+      std::vector<uint32_t> names;
+      for (const std::string& r : out_->nodes[c].required) {
+        auto it = std::find(n->watched.begin(), n->watched.end(), r);
+        if (it == n->watched.end()) it = n->watched.insert(n->watched.end(), r);
+        names.push_back(static_cast<uint32_t>(it - n->watched.begin()));
+      }
+      n->presence_w.push_back(std::move(names));
+    };
+    for (uint32_t c : n->any_of) add(c);
+    for (uint32_t c : n->one_of) add(c);
+    add(n->not_);
+    if (n->if_ == kNone) return;
+    add(n->if_);
+    add(n->then_);
+    add(n->else_);
   }
 
   // Node::members and its table, once the node is in place (the names are views of its

@@ -701,11 +701,15 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
     // A branch of anyOf, oneOf, not or if that cannot take a container of this type (false,
     // or a `type` without it) is not made at all: Finalize counts a missing branch of these
     // as a failed one, which it is. (then, else and dependentSchemas branches are always
-    // made: Finalize reads their failures.)
+    // made: Finalize reads their failures.) On an object, a presence_only branch is not made
+    // either: Finalize judges it from the names this evaluation watched.
+    const bool object = opening_type_ == kTypeObject;
     auto viable = [&](uint32_t c) {
       const Node& b = nodes_[c];
-      return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & opening_type_));
+      return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & opening_type_)) &&
+             !(object && b.presence_only);
     };
+    auto made = [&](uint32_t c) { return !(object && nodes_[c].presence_only); };
     for (uint32_t c : n.any_of)
       if (viable(c)) CreateEval(c, e, kAny, 0, kNone, kMust, scope, false);
     for (uint32_t c : n.one_of)
@@ -714,8 +718,10 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
       CreateEval(n.not_, e, kNot, 0, kNone, kMust, scope, false);
     if (n.if_ != kNone) {
       if (viable(n.if_)) CreateEval(n.if_, e, kIf, 0, kNone, kMust, scope, false);
-      if (n.then_ != kNone) CreateEval(n.then_, e, kThen, 0, kNone, kMust, scope, false);
-      if (n.else_ != kNone) CreateEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
+      if (n.then_ != kNone && made(n.then_))
+        CreateEval(n.then_, e, kThen, 0, kNone, kMust, scope, false);
+      if (n.else_ != kNone && made(n.else_))
+        CreateEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
     }
     for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
       CreateEval(n.dependent_schemas[i].node, e, kDep, i, kNone, kMust, scope, false);
@@ -922,6 +928,26 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
           return "the object does not match the schema required when " +
                  Quote(n.dependent_schemas[i].name) + " is present";
         });
+      }
+    }
+    if (!n.presence_w.empty()) {
+      // The presence_only branches, which CreateEval did not make: in the order
+      // WatchPresence listed them.
+      const std::vector<uint32_t>* names = n.presence_w.data();
+      auto has_all = [&](const std::vector<uint32_t>& list) {
+        for (uint32_t w : list)
+          if (!seen(w)) return false;
+        return true;
+      };
+      for (uint32_t c : n.any_of)
+        if (nodes_[c].presence_only) any_ok |= has_all(*names++);
+      for (uint32_t c : n.one_of)
+        if (nodes_[c].presence_only) one_ok += has_all(*names++);
+      if (n.not_ != kNone && nodes_[n.not_].presence_only) not_ok = has_all(*names++);
+      if (n.if_ != kNone) {
+        if (nodes_[n.if_].presence_only) if_ok = has_all(*names++);
+        if (n.then_ != kNone && nodes_[n.then_].presence_only) then_ok = has_all(*names++);
+        if (n.else_ != kNone && nodes_[n.else_].presence_only) else_ok = has_all(*names++);
       }
     }
   } else {

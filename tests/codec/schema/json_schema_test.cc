@@ -67,6 +67,64 @@ TEST(JsonSchema, ContainerKeywordsReportTheContainerStart) {
   EXPECT_EQ(all[1].message, "/properties/o/required: missing required property \"x\"");
 }
 
+// Branches that on an object only ask for names (presence_only) are judged from the names
+// their parent watched; on an array or a scalar they are evaluated as any branch is.
+TEST(JsonSchema, NameOnlyBranchesAreJudgedFromTheParentsNames) {
+  auto set = One(R"({"oneOf":[{"required":["a"]},{"type":"object","required":["b"]}],
+                      "if":{"required":["c"]},"then":{"required":["d"]},
+                      "else":{"not":{"required":["e"]}},
+                      "properties":{"a":{"type":"integer"}}})");
+  ASSERT_TRUE(set);
+  auto message = [&](std::string_view json) {
+    const Status s = Check(*set, Format::kJson, json);
+    return s.ok() ? std::string("ok") : s.message;
+  };
+  EXPECT_EQ(message(R"({"a": 1})"), "ok");
+  EXPECT_EQ(message(R"({"b": 1, "x": 2})"), "ok");
+  EXPECT_EQ(message(R"({"a": 1, "b": 2})"),
+            "/oneOf: the value matches 2 of the schemas of oneOf, not one");
+  EXPECT_EQ(message(R"({"x": 1})"), "/oneOf: the value matches 0 of the schemas of oneOf, not one");
+  EXPECT_EQ(message(R"({"a": 1, "c": 2})"), "/then: the value matches if but not then");
+  EXPECT_EQ(message(R"({"a": 1, "c": 2, "d": 3})"), "ok");
+  EXPECT_EQ(message(R"({"b": 1, "e": 2})"), "/else: the value matches neither if nor else");
+  EXPECT_EQ(message(R"({"a": "1"})"), "/properties/a/type: \"1\" is not of type integer");
+  // An array or a scalar: required says nothing of it, so the first branch of oneOf
+  // matches (the second one's type does not take it).
+  EXPECT_EQ(message("[1]"), "ok");
+  EXPECT_EQ(message("2"), "ok");
+  auto pair = One(R"({"oneOf":[{"required":["a"]},{"required":["b"]}]})");
+  ASSERT_TRUE(pair);
+  EXPECT_EQ(Check(*pair, Format::kJson, "[1]").message,
+            "/oneOf: the value matches 2 of the schemas of oneOf, not one");
+  EXPECT_EQ(Check(*pair, Format::kJson, "2").message,
+            "/oneOf: 2 matches more than one of the schemas of oneOf");
+  EXPECT_TRUE(Check(*pair, Format::kCbor, std::string("\xa1\x61\x62\x01", 4)).ok());
+  // Names past the 64 a bit set holds.
+  std::string names, members;
+  for (int i = 0; i < 70; ++i) {
+    std::string name = "n";
+    name += std::to_string(i);
+    if (i != 0) {
+      names.push_back(',');
+      members.push_back(',');
+    }
+    names.append("\"").append(name).append("\"");
+    members.append("\"").append(name).append("\":0");
+  }
+  std::string schema = R"({"anyOf":[{"required":[)";
+  schema.append(names).append(R"(]},{"required":["z"]}]})");
+  auto wide = One(schema);
+  ASSERT_TRUE(wide);
+  std::string all = "{";
+  all.append(members).append("}");
+  EXPECT_TRUE(Check(*wide, Format::kJson, all).ok());
+  EXPECT_TRUE(Check(*wide, Format::kJson, R"({"z": 0})").ok());
+  std::string short_of_one = "{";
+  short_of_one.append(members, 0, members.rfind(',')).append("}");
+  const Status missing = Check(*wide, Format::kJson, short_of_one);
+  EXPECT_EQ(missing.message, "/anyOf: the value matches none of the 2 schemas of anyOf");
+}
+
 TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
   // CBOR {1: h'0102'}: the member "1" holds the base64url text "AQI".
   auto set = One(R"({"properties":{"1":{"const":"AQI"}},"required":["1"]})");
