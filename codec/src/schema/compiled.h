@@ -65,6 +65,21 @@ enum TypeBit : uint8_t {
 };
 inline constexpr uint8_t kAllTypes = 0x7f;
 
+// A name test (Node::name_tests) is a postfix program of these, each in the top 4 bits of
+// a word whose low 28 bits are its argument, over a stack of truth values.
+enum NameOp : uint32_t {
+  kNameHas,    // push: the watched name of index arg was seen
+  kNameConst,  // push arg != 0
+  kNameAll,    // pop arg values, push whether all are true
+  kNameAny,    // pop arg values, push whether any is true
+  kNameOne,    // pop arg values, push whether exactly one is true
+  kNameNot,    // pop one, push its negation
+  kNameIf,     // pop if, then, else (pushed in that order), push if ? then : else
+};
+inline constexpr uint32_t NameWord(NameOp op, uint32_t arg) { return op << 28 | arg; }
+// The longest name test a branch is given (longer: it is evaluated as any branch is).
+inline constexpr size_t kMaxNameTest = 64;
+
 struct Property {
   std::string name;
   uint32_t node;
@@ -192,14 +207,15 @@ struct Node {
   std::vector<uint32_t> required_w;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
   std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
-  // On an object, this subschema only asks for names: `required`, with at most a `type`
-  // that takes objects beside it (`{"required": ["uses"]}`). As a branch (anyOf, oneOf,
-  // not, if, then, else) it is then judged from the names its parent watched, with no
-  // evaluation of its own.
-  bool presence_only = false;
-  // The presence_only branches of this node, in the order anyOf, oneOf, not, if, then,
-  // else: each one's required names as indexes into watched.
-  std::vector<std::vector<uint32_t>> presence_w;
+  // On an object, this subschema's verdict follows from which names are present alone
+  // (`{"required": ["uses"]}`, `{"not": {"required": ["with"]}}`: required,
+  // dependentRequired and a type, under the in-place applicators). As a branch (anyOf,
+  // oneOf, not, if, then, else) it is then judged from the names its parent watched, with
+  // no evaluation of its own.
+  bool name_judged = false;
+  // The name_judged branches of this node, in the order anyOf, oneOf, not, if, then, else:
+  // each one's verdict as a NameOp program over this node's watched names.
+  std::vector<std::vector<uint32_t>> name_tests;
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;

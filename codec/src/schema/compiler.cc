@@ -130,8 +130,16 @@ class Compiler {
     if (!CheckCycles(error)) return false;
     MarkTracking();
     if (!out_->uses_dynamic_scope) ForwardRefs();
-    for (Node& n : out_->nodes) n.presence_only = PresenceOnly(n);
-    for (Node& n : out_->nodes) WatchPresence(&n);
+    for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
+      std::vector<std::string> names;
+      std::vector<uint32_t> test;
+      // (A branch whose type cannot take an object is not made on one anyway.)
+      const Node& n = out_->nodes[i];
+      out_->nodes[i].name_judged = n.kind != Node::kFalse &&
+                                   (!(n.has & Node::kType) || (n.types & kTypeObject)) &&
+                                   NameTest(i, &names, &test);
+    }
+    for (Node& n : out_->nodes) NameTests(&n);
     for (Node& n : out_->nodes) {
       BuildMembers(&n);
       WorkFlags(&n);
@@ -765,32 +773,92 @@ class Compiler {
     for (const auto& d : n->dependent_schemas) n->dependent_schemas_w.push_back(index(d.name));
   }
 
-  // Node::presence_only: on an object, nothing but `required` (type, const, enum and the
-  // object keywords are what apply to an object; the in-place applicators would add
-  // evaluations of their own).
-  static bool PresenceOnly(const Node& n) {
-    return n.kind == Node::kSchema && !n.has_in_place && !n.tracks_evaluated &&
-           (n.has & (Node::kConst | Node::kEnum)) == 0 &&
-           (!(n.has & Node::kType) || (n.types & kTypeObject)) && n.properties.empty() &&
-           n.pattern_properties.empty() && n.additional_properties == kNone &&
-           n.property_names == kNone && n.unevaluated_properties == kNone &&
-           n.min_properties == 0 && n.max_properties == kNoLimit && n.dependent_required.empty() &&
-           n.dependent_schemas.empty();
+  // Appends node c's verdict on an object as a NameOp program over `names` (added to as
+  // needed); false when a name test cannot say it: a keyword that looks at members' values
+  // or at the object whole (properties, minProperties, const, ...), or evaluations that
+  // record what they evaluated (unevaluated*), or a program past kMaxNameTest. In-place
+  // cycles were refused before, so the recursion ends.
+  bool NameTest(uint32_t c, std::vector<std::string>* names, std::vector<uint32_t>* out) const {
+    if (out->size() > kMaxNameTest) return false;
+    const Node& n = out_->nodes[c];
+    if (n.kind != Node::kSchema) {
+      out->push_back(NameWord(kNameConst, n.kind == Node::kTrue));
+      return true;
+    }
+    if (n.tracks_evaluated || (n.has & (Node::kConst | Node::kEnum)) || !n.properties.empty() ||
+        !n.pattern_properties.empty() || n.additional_properties != kNone ||
+        n.property_names != kNone || n.min_properties != 0 || n.max_properties != kNoLimit ||
+        n.dynamic_ref != kNone)
+      return false;
+    if ((n.has & Node::kType) && !(n.types & kTypeObject)) {
+      out->push_back(NameWord(kNameConst, 0));
+      return true;
+    }
+    auto has = [&](const std::string& name) {
+      auto it = std::find(names->begin(), names->end(), name);
+      if (it == names->end()) it = names->insert(names->end(), name);
+      out->push_back(NameWord(kNameHas, static_cast<uint32_t>(it - names->begin())));
+    };
+    uint32_t terms = 0;  // conjuncts on the stack
+    for (const std::string& r : n.required) has(r), ++terms;
+    for (const DependentRequired& d : n.dependent_required) {
+      // absent trigger, or every name it asks for
+      has(d.name);
+      out->push_back(NameWord(kNameNot, 0));
+      for (const std::string& r : d.required) has(r);
+      out->push_back(NameWord(kNameAll, static_cast<uint32_t>(d.required.size())));
+      out->push_back(NameWord(kNameAny, 2));
+      ++terms;
+    }
+    for (const DependentSchema& d : n.dependent_schemas) {
+      has(d.name);
+      out->push_back(NameWord(kNameNot, 0));
+      if (!NameTest(d.node, names, out)) return false;
+      out->push_back(NameWord(kNameAny, 2));
+      ++terms;
+    }
+    auto list = [&](const std::vector<uint32_t>& nodes, NameOp op) {
+      if (nodes.empty()) return true;
+      for (uint32_t x : nodes)
+        if (!NameTest(x, names, out)) return false;
+      out->push_back(NameWord(op, static_cast<uint32_t>(nodes.size())));
+      ++terms;
+      return true;
+    };
+    if (n.ref != kNone) {
+      if (!NameTest(n.ref, names, out)) return false;
+      ++terms;
+    }
+    if (!list(n.all_of, kNameAll) || !list(n.any_of, kNameAny) || !list(n.one_of, kNameOne))
+      return false;
+    if (n.not_ != kNone) {
+      if (!NameTest(n.not_, names, out)) return false;
+      out->push_back(NameWord(kNameNot, 0));
+      ++terms;
+    }
+    if (n.if_ != kNone) {
+      for (uint32_t x : {n.if_, n.then_, n.else_}) {
+        if (x == kNone)
+          out->push_back(NameWord(kNameConst, 1));
+        else if (!NameTest(x, names, out))
+          return false;
+      }
+      out->push_back(NameWord(kNameIf, 0));
+      ++terms;
+    }
+    out->push_back(NameWord(kNameAll, terms));
+    return out->size() <= kMaxNameTest;
   }
 
-  // Node::presence_w: the names of the node's presence_only branches join its watched
-  // names (appended: the indexes already given stay).
-  void WatchPresence(Node* n) {
+  // Node::name_tests: the programs of the node's name_judged branches, over its watched
+  // names (the names they ask for are appended: the indexes already given stay).
+  void NameTests(Node* n) {
     if (n->kind != Node::kSchema) return;
     auto add = [&](uint32_t c) {
-      if (c == kNone || !out_->nodes[c].presence_only) return;
-      std::vector<uint32_t> names;
-      for (const std::string& r : out_->nodes[c].required) {
-        auto it = std::find(n->watched.begin(), n->watched.end(), r);
-        if (it == n->watched.end()) it = n->watched.insert(n->watched.end(), r);
-        names.push_back(static_cast<uint32_t>(it - n->watched.begin()));
-      }
-      n->presence_w.push_back(std::move(names));
+      if (c == kNone || !out_->nodes[c].name_judged) return;
+      std::vector<uint32_t> test;
+      NameTest(c, &n->watched, &test);
+      n->name_tests.push_back(std::move(test));
     };
     for (uint32_t c : n->any_of) add(c);
     for (uint32_t c : n->one_of) add(c);

@@ -701,15 +701,15 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
     // A branch of anyOf, oneOf, not or if that cannot take a container of this type (false,
     // or a `type` without it) is not made at all: Finalize counts a missing branch of these
     // as a failed one, which it is. (then, else and dependentSchemas branches are always
-    // made: Finalize reads their failures.) On an object, a presence_only branch is not made
+    // made: Finalize reads their failures.) On an object, a name_judged branch is not made
     // either: Finalize judges it from the names this evaluation watched.
     const bool object = opening_type_ == kTypeObject;
     auto viable = [&](uint32_t c) {
       const Node& b = nodes_[c];
       return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & opening_type_)) &&
-             !(object && b.presence_only);
+             !(object && b.name_judged);
     };
-    auto made = [&](uint32_t c) { return !(object && nodes_[c].presence_only); };
+    auto made = [&](uint32_t c) { return !(object && nodes_[c].name_judged); };
     for (uint32_t c : n.any_of)
       if (viable(c)) CreateEval(c, e, kAny, 0, kNone, kMust, scope, false);
     for (uint32_t c : n.one_of)
@@ -894,13 +894,7 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         return std::to_string(f.count) + " properties, more than maxProperties " +
                std::to_string(n.max_properties);
       });
-    auto seen = [&](uint32_t w) {
-      if (w < 64) return (evals_[e].seen >> w & 1) != 0;
-      if (evals_[e].extra == kNone) return false;
-      for (uint32_t b : extras_[evals_[e].extra].seen_more)
-        if (b == w) return true;
-      return false;
-    };
+    auto seen = [&](uint32_t w) { return Seen(evals_[e], w); };
     for (size_t i = 0; i < n.required_w.size(); ++i) {
       if (!seen(n.required_w[i]))
         fail("required", [&] { return "missing required property " + Quote(n.required[i]); });
@@ -930,24 +924,21 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         });
       }
     }
-    if (!n.presence_w.empty()) {
-      // The presence_only branches, which CreateEval did not make: in the order
-      // WatchPresence listed them.
-      const std::vector<uint32_t>* names = n.presence_w.data();
-      auto has_all = [&](const std::vector<uint32_t>& list) {
-        for (uint32_t w : list)
-          if (!seen(w)) return false;
-        return true;
-      };
+    if (!n.name_tests.empty()) {
+      // The name_judged branches, which CreateEval did not make, in the order NameTests
+      // listed them.
+      const std::vector<uint32_t>* test = n.name_tests.data();
       for (uint32_t c : n.any_of)
-        if (nodes_[c].presence_only) any_ok |= has_all(*names++);
+        if (nodes_[c].name_judged) any_ok |= JudgeNames(*test++, evals_[e]);
       for (uint32_t c : n.one_of)
-        if (nodes_[c].presence_only) one_ok += has_all(*names++);
-      if (n.not_ != kNone && nodes_[n.not_].presence_only) not_ok = has_all(*names++);
+        if (nodes_[c].name_judged) one_ok += JudgeNames(*test++, evals_[e]);
+      if (n.not_ != kNone && nodes_[n.not_].name_judged) not_ok = JudgeNames(*test++, evals_[e]);
       if (n.if_ != kNone) {
-        if (nodes_[n.if_].presence_only) if_ok = has_all(*names++);
-        if (n.then_ != kNone && nodes_[n.then_].presence_only) then_ok = has_all(*names++);
-        if (n.else_ != kNone && nodes_[n.else_].presence_only) else_ok = has_all(*names++);
+        if (nodes_[n.if_].name_judged) if_ok = JudgeNames(*test++, evals_[e]);
+        if (n.then_ != kNone && nodes_[n.then_].name_judged)
+          then_ok = JudgeNames(*test++, evals_[e]);
+        if (n.else_ != kNone && nodes_[n.else_].name_judged)
+          else_ok = JudgeNames(*test++, evals_[e]);
       }
     }
   } else {
@@ -1088,6 +1079,48 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
     }
     if (uneval != kNone) extras_[evals_[e].extra].claims_all = true;
   }
+}
+
+bool Validator::Seen(const Eval& ev, uint32_t w) const {
+  if (w < 64) return (ev.seen >> w & 1) != 0;
+  if (ev.extra == kNone) return false;
+  for (uint32_t b : extras_[ev.extra].seen_more)
+    if (b == w) return true;
+  return false;
+}
+
+bool Validator::JudgeNames(const std::vector<uint32_t>& test, const Eval& ev) const {
+  bool stack[kMaxNameTest + 1];
+  size_t top = 0;
+  for (const uint32_t word : test) {
+    const uint32_t arg = word & 0x0fffffff;
+    const NameOp op = static_cast<NameOp>(word >> 28);
+    switch (op) {
+      case kNameHas:
+        stack[top++] = Seen(ev, arg);
+        break;
+      case kNameConst:
+        stack[top++] = arg != 0;
+        break;
+      case kNameAll:
+      case kNameAny:
+      case kNameOne: {
+        uint32_t yes = 0;
+        for (uint32_t i = 0; i < arg; ++i) yes += stack[--top];
+        stack[top++] = op == kNameAll ? yes == arg : op == kNameAny ? yes != 0 : yes == 1;
+        break;
+      }
+      case kNameNot:
+        stack[top - 1] = !stack[top - 1];
+        break;
+      case kNameIf:
+        top -= 3;
+        stack[top] = stack[top] ? stack[top + 1] : stack[top + 2];
+        ++top;
+        break;
+    }
+  }
+  return stack[0];
 }
 
 // ---- scalar keywords --------------------------------------------------------------

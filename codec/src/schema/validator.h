@@ -146,6 +146,11 @@ class Validator {
   void CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index, uint32_t owner,
                   SlotKind owner_kind, uint32_t scope, bool committed);
   void Finalize(uint32_t e, const Frame& f);
+  // Whether the evaluation saw the watched name of index w.
+  bool Seen(const Eval& ev, uint32_t w) const;
+  // A name_judged branch's verdict: its name test (Node::name_tests) over the names the
+  // evaluation saw. Kept out of Finalize, whose frame it would grow.
+  [[gnu::noinline]] bool JudgeNames(const std::vector<uint32_t>& test, const Eval& ev) const;
   void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key) {
     if (kind == kMust) {
       if (!ok) evals_[owner].valid = false;

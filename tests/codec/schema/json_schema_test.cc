@@ -99,6 +99,36 @@ TEST(JsonSchema, NameOnlyBranchesAreJudgedFromTheParentsNames) {
   EXPECT_EQ(Check(*pair, Format::kJson, "2").message,
             "/oneOf: 2 matches more than one of the schemas of oneOf");
   EXPECT_TRUE(Check(*pair, Format::kCbor, std::string("\xa1\x61\x62\x01", 4)).ok());
+  // Nested: dependentRequired, not, oneOf and type under the branches of anyOf.
+  auto nested = One(R"({"anyOf":[{"dependentRequired":{"p":["q"]},"not":{"required":["r"]}},
+                                 {"type":"object","required":["s"],
+                                  "oneOf":[{"required":["t"]},{"required":["u"]}]}]})");
+  ASSERT_TRUE(nested);
+  const std::string none = "/anyOf: the value matches none of the 2 schemas of anyOf";
+  for (const auto& [json, want] : std::vector<std::pair<std::string, std::string>>{
+           {"{}", ""},
+           {R"({"p": 1})", none},
+           {R"({"p": 1, "q": 2})", ""},
+           {R"({"r": 1})", none},
+           {R"({"r": 1, "s": 2, "t": 3})", ""},
+           {R"({"r": 1, "s": 2, "t": 3, "u": 4})", none},
+           // an array: `required` holds, so `not` fails; `type` fails
+           {"[]", none}}) {
+    EXPECT_EQ(Check(*nested, Format::kJson, json).message, want) << json;
+  }
+  auto cond = One(R"({"oneOf":[{"if":{"required":["i"]},"then":{"required":["j"]},
+                                  "else":{"required":["k"]}},{"required":["z"]}]})");
+  ASSERT_TRUE(cond);
+  const std::string zero = "/oneOf: the value matches 0 of the schemas of oneOf, not one";
+  for (const auto& [json, want] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"i": 1, "j": 2})", ""},
+           {R"({"i": 1, "k": 2})", zero},
+           {R"({"k": 1})", ""},
+           {R"({"j": 1})", zero},
+           {R"({"k": 1, "z": 2})",
+            "/oneOf: the value matches 2 of the schemas of oneOf, not one"}}) {
+    EXPECT_EQ(Check(*cond, Format::kJson, json).message, want) << json;
+  }
   // Names past the 64 a bit set holds.
   std::string names, members;
   for (int i = 0; i < 70; ++i) {
