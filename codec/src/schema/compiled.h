@@ -65,6 +65,9 @@ enum TypeBit : uint8_t {
 };
 inline constexpr uint8_t kAllTypes = 0x7f;
 
+// How an evaluation is applied by its in-place parent (Validator's evaluations, ObjectPlan).
+enum Role : uint8_t { kAll, kAny, kOne, kNot, kIf, kThen, kElse, kDep };
+
 // A name test (Node::name_tests) is a postfix program of these, each in the top 4 bits of
 // a word whose low 28 bits are its argument, over a stack of truth values.
 enum NameOp : uint32_t {
@@ -230,9 +233,33 @@ struct Node {
   std::vector<std::string> enum_values;  // canonical forms
 
   uint32_t resource = 0;  // the schema resource this node is in (Compiled::resources)
+  // Its ObjectPlan (Compiled::plans) when it is applied to an object by a parent whose
+  // evaluation is not committed / is committed; kNone: none (evaluations made one by one).
+  uint32_t object_plan[2] = {kNone, kNone};
 
   uint32_t document = 0;
   std::string location;  // JSON Pointer of this subschema in its document
+};
+
+// The evaluations one subschema expands to on an object (itself and what it applies in
+// place, in the order Validator::CreateEval makes them), known at load when no dynamic
+// scope can change them: a map whose only subschema has one gets them copied in one pass
+// instead of made one by one.
+struct ObjectPlan {
+  struct Entry {
+    uint32_t node;
+    uint32_t parent;       // an entry, kNone for the root
+    uint32_t subtree_end;  // one past its in-place subtree
+    uint32_t role_index;
+    Role role;
+    bool committed;
+    bool valid;  // false: a false schema, or a branch whose type cannot take an object
+    bool tracks;
+    bool ends;
+  };
+  std::vector<Entry> entries;  // at most kMaxEntries
+  static constexpr size_t kMaxEntries = 64;
+  bool capture = false;  // an entry has const, enum or uniqueItems: the map is captured
 };
 
 struct Resource {
@@ -282,6 +309,7 @@ struct Compiled {
     return dfa ? dfa->Search(text) : RegexSearch(*regexes[regex], text);
   }
   std::vector<Resource> resources;
+  std::vector<ObjectPlan> plans;
   std::vector<std::string> anchor_names;
   std::vector<std::string> documents;  // file (or URI) of each document, for locations
   std::vector<std::unique_ptr<LoadedSchema>> schemas;

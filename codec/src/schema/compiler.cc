@@ -144,11 +144,24 @@ class Compiler {
       BuildMembers(&n);
       WorkFlags(&n);
     }
+    if (!out_->uses_dynamic_scope) {
+      for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
+        for (int committed = 0; committed < 2; ++committed) {
+          ObjectPlan plan;
+          // (One evaluation alone gains nothing from a plan.)
+          if (!Plan(i, kNone, kAll, 0, committed != 0, &plan) || plan.entries.size() < 2) continue;
+          out_->nodes[i].object_plan[committed] = static_cast<uint32_t>(out_->plans.size());
+          out_->plans.push_back(std::move(plan));
+        }
+      }
+    }
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
                      n.properties.size() * 48 + n.required.size() * 32;
       for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
     }
+    for (const ObjectPlan& p : out_->plans)
+      out_->bytes += sizeof(ObjectPlan) + p.entries.size() * sizeof(ObjectPlan::Entry);
     for (const auto& re : out_->regexes) out_->bytes += 64 + 16 * re->ProgramSize();
     for (const auto& dfa : out_->dfas)
       if (dfa) out_->bytes += dfa->bytes();
@@ -867,6 +880,58 @@ class Compiler {
     add(n->if_);
     add(n->then_);
     add(n->else_);
+  }
+
+  // Node::object_plan: the evaluations Validator::CreateEval makes for `node` on an object,
+  // made here the same way, in the same order; false past ObjectPlan::kMaxEntries (and
+  // with a dynamic reference, whose target depends on the scope: plans are only made
+  // without dynamic scope).
+  bool Plan(uint32_t node, uint32_t parent, Role role, uint32_t role_index, bool committed,
+            ObjectPlan* p) const {
+    if (p->entries.size() >= ObjectPlan::kMaxEntries) return false;
+    const uint32_t e = static_cast<uint32_t>(p->entries.size());
+    const Node& n = out_->nodes[node];
+    const bool tracks = n.tracks_evaluated || (parent != kNone && p->entries[parent].tracks);
+    p->entries.push_back(
+        ObjectPlan::Entry{node, parent, e + 1, role_index, role, committed, true, tracks, false});
+    if (n.kind == Node::kFalse) {
+      p->entries[e].valid = false;
+    } else if (!committed && (n.has & Node::kType) && !(n.types & kTypeObject)) {
+      p->entries[e].valid = false;
+    } else if (n.kind == Node::kSchema && n.has_in_place) {
+      auto viable = [&](uint32_t c) {
+        const Node& b = out_->nodes[c];
+        return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & kTypeObject)) &&
+               !b.name_judged;
+      };
+      auto made = [&](uint32_t c) { return !out_->nodes[c].name_judged; };
+      if (n.ref != kNone && !Plan(n.ref, e, kAll, 0, committed, p)) return false;
+      if (n.dynamic_ref != kNone &&
+          (n.dynamic_name != kNone || !Plan(n.dynamic_ref, e, kAll, 0, committed, p)))
+        return false;
+      for (uint32_t c : n.all_of)
+        if (!Plan(c, e, kAll, 0, committed, p)) return false;
+      for (uint32_t c : n.any_of)
+        if (viable(c) && !Plan(c, e, kAny, 0, false, p)) return false;
+      for (uint32_t c : n.one_of)
+        if (viable(c) && !Plan(c, e, kOne, 0, false, p)) return false;
+      if (n.not_ != kNone && viable(n.not_) && !Plan(n.not_, e, kNot, 0, false, p)) return false;
+      if (n.if_ != kNone) {
+        if (viable(n.if_) && !Plan(n.if_, e, kIf, 0, false, p)) return false;
+        if (n.then_ != kNone && made(n.then_) && !Plan(n.then_, e, kThen, 0, false, p))
+          return false;
+        if (n.else_ != kNone && made(n.else_) && !Plan(n.else_, e, kElse, 0, false, p))
+          return false;
+      }
+      for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
+        if (!Plan(n.dependent_schemas[i].node, e, kDep, i, false, p)) return false;
+    }
+    if (n.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) p->capture = true;
+    ObjectPlan::Entry& entry = p->entries[e];
+    entry.subtree_end = static_cast<uint32_t>(p->entries.size());
+    entry.ends = entry.tracks || entry.subtree_end != e + 1 ||
+                 (n.kind == Node::kSchema && n.end_object_work);
+    return true;
   }
 
   // Node::members and its table, once the node is in place (the names are views of its

@@ -605,7 +605,19 @@ bool Validator::OnBegin(bool is_map) {
   f.key = {};
   opening_type_ = is_map ? kTypeObject : kTypeArray;
   const size_t n = slots_.size();
-  for (size_t i = slots_begin; i < n; ++i) {
+  // A map with one subschema due that has an ObjectPlan: its evaluations copied from it.
+  bool planned = false;
+  if (is_map && n == slots_begin + 1) {
+    const Slot& s = slots_[slots_begin];
+    const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
+    const uint32_t plan = nodes_[s.node].object_plan[committed];
+    if (plan != kNone) {
+      planned = true;
+      if (!MakePlanned(set_.plans[plan], s)) return false;
+      capture |= set_.plans[plan].capture;
+    }
+  }
+  for (size_t i = planned ? n : slots_begin; i < n; ++i) {
     const Slot& s = slots_[i];
     const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
     const uint32_t scope = s.owner == kNone ? 0 : evals_[s.owner].scope;
@@ -613,7 +625,8 @@ bool Validator::OnBegin(bool is_map) {
     if (stopped_) return false;
   }
   f.slots_begin = static_cast<uint32_t>(slots_.size());
-  for (uint32_t e = f.evals_begin; e < evals_.size(); ++e) {
+  for (uint32_t e = planned ? static_cast<uint32_t>(evals_.size()) : f.evals_begin;
+       e < evals_.size(); ++e) {
     const Node& node = nodes_[evals_[e].node];
     if (node.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) capture = true;
     if (!is_map && node.kind == Node::kSchema && node.has_array_work) {
@@ -731,6 +744,24 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
   ev.ends = ev.tracks || ev.subtree_end != e + 1 ||
             (n.kind == Node::kSchema &&
              (opening_type_ == kTypeObject ? n.end_object_work : n.end_array_work));
+}
+
+bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {
+  // As CreateEval would make them (ObjectPlan): the root takes the slot's owner.
+  const uint32_t base = static_cast<uint32_t>(evals_.size());
+  for (size_t i = 0; i < plan.entries.size(); ++i) {
+    const ObjectPlan::Entry& en = plan.entries[i];
+    evals_.push_back(Eval{en.node, en.parent == kNone ? kNone : base + en.parent,
+                          base + en.subtree_end, i == 0 ? s.owner : kNone, 0, kNone, en.role_index,
+                          0, 0, en.role, i == 0 ? s.kind : kMust, en.valid, en.committed, en.tracks,
+                          en.ends});
+    if (en.committed && nodes_[en.node].kind == Node::kFalse) {
+      Violation(nodes_[en.node], "", item_offset_, frames_.size(),
+                [] { return std::string("no value is allowed here (the schema is false)"); });
+      if (stopped_) return false;
+    }
+  }
+  return true;
 }
 
 Validator::Extra& Validator::ExtraOf(Eval& e) {

@@ -77,7 +77,6 @@ class Validator {
   };
 
  private:
-  enum Role : uint8_t { kAll, kAny, kOne, kNot, kIf, kThen, kElse, kDep };
   enum SlotKind : uint8_t { kMust, kContains, kUneval };
 
   struct Eval {
@@ -138,6 +137,8 @@ class Validator {
 
   bool OnScalar(const Scalar& v);
   bool OnKey(std::string_view key);
+  // A map's evaluations made from its single subschema's plan. False when stopped.
+  bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
   bool OnEnd();
   void PrepareItem(Frame& f);

@@ -155,6 +155,40 @@ TEST(JsonSchema, NameOnlyBranchesAreJudgedFromTheParentsNames) {
   EXPECT_EQ(missing.message, "/anyOf: the value matches none of the 2 schemas of anyOf");
 }
 
+// A map whose subschema expands in place (allOf, $ref, branches) gets its evaluations from
+// the subschema's ObjectPlan: a false schema among them is reported as it is made, and the
+// committed and uncommitted plans judge alike.
+TEST(JsonSchema, PlannedMapsReportWhatTheirEvaluationsFind) {
+  auto set = One(R"({"properties":{"o":{"allOf":[{"required":["a"]},false]},
+                                   "p":{"$ref":"#/$defs/p"}},
+                     "anyOf":[{"properties":{"q":{"$ref":"#/$defs/p"}}},{"required":["z"]}],
+                     "$defs":{"p":{"allOf":[{"properties":{"n":{"minimum":1}}}],
+                                   "oneOf":[{"required":["n"]},{"required":["m"]}]}}})");
+  ASSERT_TRUE(set);
+  std::vector<Status> all;
+  const Status s = Check(*set, Format::kJson, R"({"o": {}})", &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].message,
+            "/properties/o/allOf/1: no value is allowed here (the schema is false)");
+  EXPECT_EQ(all[0].offset, 6u);
+  EXPECT_EQ(all[1].message, "/properties/o/allOf/0/required: missing required property \"a\"");
+  auto message = [&](std::string_view json) {
+    const Status r = Check(*set, Format::kJson, json);
+    return r.ok() ? std::string("ok") : r.path + " " + r.message;
+  };
+  EXPECT_EQ(message(R"({"p": {"n": 2}})"), "ok");
+  EXPECT_EQ(message(R"({"p": {"n": 0}})"),
+            "/p/n /$defs/p/allOf/0/properties/n/minimum: 0 is below the minimum 1");
+  EXPECT_EQ(message(R"({"p": {"n": 2, "m": 1}})"),
+            "/p /$defs/p/oneOf: the value matches 2 of the schemas of oneOf, not one");
+  // Under anyOf (uncommitted): q's plan decides the branch, z rescues it.
+  EXPECT_EQ(message(R"({"q": {"m": 1}})"), "ok");
+  EXPECT_EQ(message(R"({"q": {"n": 0}})"),
+            " /anyOf: the value matches none of the 2 schemas of anyOf");
+  EXPECT_EQ(message(R"({"q": {"n": 0}, "z": 1})"), "ok");
+}
+
 TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
   // CBOR {1: h'0102'}: the member "1" holds the base64url text "AQI".
   auto set = One(R"({"properties":{"1":{"const":"AQI"}},"required":["1"]})");
