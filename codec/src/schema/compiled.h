@@ -130,6 +130,10 @@ struct Node {
   // or unevaluatedItems: evaluations under it track which members were evaluated.
   bool tracks_evaluated = false;
   bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
+  // A scalar is judged here by type, bounds, length, pattern and format alone (no in-place
+  // applicator, const, enum, multipleOf or content): Validator tries a scalar against it
+  // inline first, and only a failure goes the whole way (for its message).
+  bool scalar_plain = false;
   bool has_object_work = false;
   bool has_array_work = false;
   // What a member name does here (KeyWork bits; 0: nothing, the name is not looked at).

@@ -967,7 +967,10 @@ class Compiler {
 
   // Node::key_work, end_object_work and end_array_work, from the compiled keywords.
   static void WorkFlags(Node* n) {
-    if (n->kind != Node::kSchema) return;
+    if (n->kind != Node::kSchema) {
+      n->scalar_plain = n->kind == Node::kTrue;  // (its types: all; no bounds)
+      return;
+    }
     uint8_t kw = 0;
     if (!n->member_table.empty()) kw |= Node::kKeyMembers;
     if (!n->pattern_properties.empty()) kw |= Node::kKeyPatterns;
@@ -975,6 +978,8 @@ class Compiler {
     if (n->unevaluated_properties != kNone) kw |= Node::kKeyUneval;
     if (n->property_names != kNone) kw |= Node::kKeyNames;
     n->key_work = kw;
+    n->scalar_plain = !n->has_in_place &&
+                      !(n->has & (Node::kConst | Node::kEnum | Node::kMultipleOf | Node::kContent));
     const bool either = (n->has & (Node::kConst | Node::kEnum)) != 0 || !n->any_of.empty() ||
                         !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone;
     const bool typed = (n->has & Node::kType) != 0;

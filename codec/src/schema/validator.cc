@@ -379,6 +379,31 @@ bool Validator::SpecialDone() {
   return ok;
 }
 
+// Whether a scalar passes a scalar_plain node: the checks EvalScalarKeywords makes, with
+// no message. False sends the scalar the whole way (which finds the same verdict and, when
+// it counts, says why); so does a length the bytes cannot settle, and an asserted format.
+namespace {
+bool PassesPlain(const Node& n, const Validator::Scalar& v, const Compiled& set,
+                 bool format_assertion) {
+  const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
+  const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
+  if (!(n.types & t)) return false;
+  if (v.type == kTypeNumber) {
+    if (!(n.has & Node::kNumeric)) return true;
+    const long double x = Wide(v);
+    return !((n.has & Node::kMinimum) && x < n.minimum) &&
+           !((n.has & Node::kMaximum) && x > n.maximum) &&
+           !((n.has & Node::kExclusiveMinimum) && x <= n.exclusive_minimum) &&
+           !((n.has & Node::kExclusiveMaximum) && x >= n.exclusive_maximum);
+  }
+  if (v.type != kTypeString) return true;
+  const uint64_t bytes = v.s.size();
+  if (bytes > n.max_length || bytes / 4 < n.min_length) return false;
+  if ((n.has & Node::kFormat) && (format_assertion || n.format_asserted)) return false;
+  return n.pattern == kNone || set.Search(n.pattern, v.s);
+}
+}  // namespace
+
 // ---- the walk ---------------------------------------------------------------------
 
 bool Validator::OnScalar(const Scalar& v) {
@@ -409,9 +434,15 @@ bool Validator::OnScalar(const Scalar& v) {
   const size_t n = slots_.size();
   for (size_t i = slots_begin; i < n; ++i) {
     const Slot s = slots_[i];
-    const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
-    const uint32_t scope = s.owner == kNone ? 0 : evals_[s.owner].scope;
-    const bool ok = EvalScalar(s.node, v, scope, committed);
+    const Node& node = nodes_[s.node];
+    bool ok;
+    if (node.scalar_plain && PassesPlain(node, v, set_, format_assertion_)) {
+      ok = true;
+    } else {
+      const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
+      const uint32_t scope = s.owner == kNone ? 0 : evals_[s.owner].scope;
+      ok = EvalScalar(s.node, v, scope, committed);
+    }
     if (stopped_) return false;
     if (s.owner != kNone) {
       Deliver(s.owner, s.kind, ok, frames_.back().count, frames_.back().key);
