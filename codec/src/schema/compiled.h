@@ -222,7 +222,15 @@ struct Node {
   bool name_judged = false;
   // The name_judged branches of this node, in the order anyOf, oneOf, not, if, then, else:
   // each one's verdict as a NameOp program over this node's watched names.
-  std::vector<std::vector<uint32_t>> name_tests;
+  struct NameTest {
+    // Most tests are "these names are all present" (or not): with every name among the
+    // first 64 watched, the verdict is (seen & mask) == mask, != negated.
+    bool by_mask = false;
+    bool negated = false;
+    uint64_t mask = 0;
+    std::vector<uint32_t> program;  // otherwise
+  };
+  std::vector<NameTest> name_tests;
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;

@@ -863,14 +863,46 @@ class Compiler {
     return out->size() <= kMaxNameTest;
   }
 
+  // A program that asks for all of some names (ALL of HAS, ALL of one value dropped) or
+  // for not all of them, with every name among the first 64, is judged by a mask.
+  static void ByMask(Node::NameTest* t) {
+    std::vector<uint32_t> ops;
+    for (uint32_t w : t->program)
+      if (w != NameWord(kNameAll, 1)) ops.push_back(w);
+    bool negated = false;
+    if (!ops.empty() && ops.back() == NameWord(kNameNot, 0)) {
+      negated = true;
+      ops.pop_back();
+    }
+    uint64_t mask = 0;
+    size_t names = 0;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const uint32_t op = ops[i] >> 28, arg = ops[i] & 0x0fffffff;
+      if (op == kNameHas && arg < 64) {
+        mask |= uint64_t{1} << arg;
+        ++names;
+      } else if (op == kNameConst && arg == 1 && ops.size() == 1) {
+        // true: no names
+      } else if (op == kNameAll && i + 1 == ops.size() && arg == names) {
+        // all of the names before it
+      } else {
+        return;
+      }
+    }
+    t->by_mask = true;
+    t->negated = negated;
+    t->mask = mask;
+  }
+
   // Node::name_tests: the programs of the node's name_judged branches, over its watched
   // names (the names they ask for are appended: the indexes already given stay).
   void NameTests(Node* n) {
     if (n->kind != Node::kSchema) return;
     auto add = [&](uint32_t c) {
       if (c == kNone || !out_->nodes[c].name_judged) return;
-      std::vector<uint32_t> test;
-      NameTest(c, &n->watched, &test);
+      Node::NameTest test;
+      NameTest(c, &n->watched, &test.program);
+      ByMask(&test);
       n->name_tests.push_back(std::move(test));
     };
     for (uint32_t c : n->any_of) add(c);

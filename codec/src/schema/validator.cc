@@ -989,18 +989,22 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
     if (!n.name_tests.empty()) {
       // The name_judged branches, which CreateEval did not make, in the order NameTests
       // listed them.
-      const std::vector<uint32_t>* test = n.name_tests.data();
+      const Node::NameTest* test = n.name_tests.data();
+      const Eval& ev = evals_[e];
+      auto judge = [&] {
+        const Node::NameTest& t = *test++;
+        if (t.by_mask) return ((ev.seen & t.mask) == t.mask) != t.negated;
+        return JudgeNames(t.program, ev);
+      };
       for (uint32_t c : n.any_of)
-        if (nodes_[c].name_judged) any_ok |= JudgeNames(*test++, evals_[e]);
+        if (nodes_[c].name_judged) any_ok |= judge();
       for (uint32_t c : n.one_of)
-        if (nodes_[c].name_judged) one_ok += JudgeNames(*test++, evals_[e]);
-      if (n.not_ != kNone && nodes_[n.not_].name_judged) not_ok = JudgeNames(*test++, evals_[e]);
+        if (nodes_[c].name_judged) one_ok += judge();
+      if (n.not_ != kNone && nodes_[n.not_].name_judged) not_ok = judge();
       if (n.if_ != kNone) {
-        if (nodes_[n.if_].name_judged) if_ok = JudgeNames(*test++, evals_[e]);
-        if (n.then_ != kNone && nodes_[n.then_].name_judged)
-          then_ok = JudgeNames(*test++, evals_[e]);
-        if (n.else_ != kNone && nodes_[n.else_].name_judged)
-          else_ok = JudgeNames(*test++, evals_[e]);
+        if (nodes_[n.if_].name_judged) if_ok = judge();
+        if (n.then_ != kNone && nodes_[n.then_].name_judged) then_ok = judge();
+        if (n.else_ != kNone && nodes_[n.else_].name_judged) else_ok = judge();
       }
     }
   } else {
