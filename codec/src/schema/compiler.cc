@@ -159,6 +159,8 @@ class Compiler {
       out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
                      n.properties.size() * 48 + n.required.size() * 32;
       for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
+      for (const Node::NameTest& t : n.name_tests)
+        out_->bytes += sizeof(Node::NameTest) + t.program.size() * 4;
     }
     for (const ObjectPlan& p : out_->plans)
       out_->bytes += sizeof(ObjectPlan) + p.entries.size() * sizeof(ObjectPlan::Entry);
