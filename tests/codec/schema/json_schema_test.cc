@@ -67,7 +67,7 @@ TEST(JsonSchema, ContainerKeywordsReportTheContainerStart) {
   EXPECT_EQ(all[1].message, "/properties/o/required: missing required property \"x\"");
 }
 
-// Branches that on an object only ask for names (presence_only) are judged from the names
+// Branches that on an object only ask for names (Node::name_judged) are judged from the names
 // their parent watched; on an array or a scalar they are evaluated as any branch is.
 TEST(JsonSchema, NameOnlyBranchesAreJudgedFromTheParentsNames) {
   auto set = One(R"({"oneOf":[{"required":["a"]},{"type":"object","required":["b"]}],
