@@ -779,7 +779,11 @@ int HighestOpenFd() {
 // must not leave the client hanging: its reserve descriptor accepts and closes it (counted
 // as out_of_descriptors). Once descriptors are free again, a new client is served.
 TEST_F(TcpServerTest, RunningOutOfDescriptorsDoesNotSpin) {
-  ASSERT_TRUE(Connect().Call(Frame(kPing, 1, 0, 0, "warm")));
+  // The warm client stays open to the end: were it dropped here, the server would close its
+  // side whenever it next read, which could be after the table below is full, freeing a
+  // descriptor for the accept that must find none.
+  TcpClient warm = Connect();
+  ASSERT_TRUE(warm.Call(Frame(kPing, 1, 0, 0, "warm")));
   rlimit old{};
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
   std::vector<int> filler;
