@@ -144,6 +144,7 @@ class Compiler {
       BuildMembers(&n);
       WorkFlags(&n);
     }
+    for (Node& n : out_->nodes) LeafArray(&n);
     if (!out_->uses_dynamic_scope) {
       for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
         for (int committed = 0; committed < 2; ++committed) {
@@ -1023,6 +1024,21 @@ class Compiler {
     n->end_array_work = either || (typed && !(n->types & kTypeArray)) || n->min_items != 0 ||
                         n->max_items != kNoLimit || (n->has & Node::kUniqueItems) != 0 ||
                         n->contains != kNone;
+  }
+
+  // Node::leaf_array, once every node's scalar_plain is known (and references forwarded).
+  void LeafArray(Node* n) const {
+    if (n->kind != Node::kSchema || n->has_in_place || n->tracks_evaluated ||
+        n->contains != kNone || n->unevaluated_items != kNone ||
+        (n->has & (Node::kConst | Node::kEnum | Node::kUniqueItems)))
+      return;
+    auto plain = [&](uint32_t c) {
+      const Node& item = out_->nodes[c];
+      return item.scalar_plain || item.kind == Node::kFalse;
+    };
+    for (uint32_t c : n->prefix_items)
+      if (!plain(c)) return;
+    n->leaf_array = n->items == kNone || plain(n->items);
   }
 
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,

@@ -161,7 +161,6 @@ struct Validator::Spare {
   std::vector<uint64_t> marks;
   std::string canon;
   std::string scalar_canon;
-  std::vector<Result> results;
   std::vector<ScopeEntry> scopes;
   bool in_use = false;
 };
@@ -179,15 +178,13 @@ void Validator::SwapBuffers(Spare& s) {
   marks_.swap(s.marks);
   canon_.swap(s.canon);
   scalar_canon_.swap(s.scalar_canon);
-  results_.swap(s.results);
   scopes_.swap(s.scopes);
 }
 
 uint64_t Validator::HeldBytes() const {
   return evals_.capacity() * sizeof(Eval) + slots_.capacity() * sizeof(Slot) +
          frames_.capacity() * sizeof(Frame) + canon_.capacity() + marks_.capacity() * 8 +
-         extras_.size() * sizeof(Extra) + scalar_canon_.capacity() +
-         results_.capacity() * sizeof(Result);
+         extras_.size() * sizeof(Extra) + scalar_canon_.capacity();
 }
 
 namespace {
@@ -240,7 +237,6 @@ Validator::~Validator() {
   frames_.clear();
   marks_.clear();
   canon_.clear();
-  results_.clear();
   scopes_.clear();
   SwapBuffers(spare);
 }
@@ -382,9 +378,10 @@ bool Validator::SpecialDone() {
 // Whether a scalar passes a scalar_plain node: the checks EvalScalarKeywords makes, with
 // no message. False sends the scalar the whole way (which finds the same verdict and, when
 // it counts, says why); so does a length the bytes cannot settle, and an asserted format.
+// Inlined where it is called (OnScalar, LightItem): a call costs about as much as the checks.
 namespace {
-bool PassesPlain(const Node& n, const Validator::Scalar& v, const Compiled& set,
-                 bool format_assertion) {
+[[gnu::always_inline]] inline bool PassesPlain(const Node& n, const Validator::Scalar& v,
+                                               const Compiled& set, bool format_assertion) {
   const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
   const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
   if (!(n.types & t)) return false;
@@ -422,7 +419,10 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (!f.is_map) PrepareItem(f);
+    if (!f.is_map) {
+      if (f.items == Frame::kLight) return LightItem(f, v, offset);
+      PrepareItem(f);
+    }
     slots_begin = f.slots_begin;
     if (f.capture) {
       marks_.push_back(canon_.size());
@@ -549,8 +549,27 @@ bool Validator::OnKey(std::string_view key) {
   return AccountExtras();
 }
 
-void Validator::PrepareItem(Frame& f) {
-  if (f.kept) return;
+bool Validator::LightItem(Frame& f, const Scalar& v, uint64_t offset) {
+  // What PrepareItem and OnScalar's slot loop would do for the array's one evaluation.
+  item_offset_ = offset;
+  const Eval& ev = evals_[f.evals_begin];
+  if (ev.valid || ev.committed) {
+    const Node& a = nodes_[ev.node];
+    const uint32_t c = f.count < a.prefix_items.size() ? a.prefix_items[f.count] : a.items;
+    if (c != kNone) {
+      const Node& item = nodes_[c];
+      if (!(item.scalar_plain && PassesPlain(item, v, set_, format_assertion_))) {
+        const bool ok = EvalScalar(c, v, ev.scope, ev.committed);
+        if (stopped_) return false;
+        if (!ok) evals_[f.evals_begin].valid = false;
+      }
+    }
+  }
+  ++f.count;
+  return AccountExtras();
+}
+
+void Validator::MakeItemSlots(Frame& f) {
   const uint64_t i = f.count;
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; ++e) {
@@ -575,7 +594,7 @@ void Validator::PrepareItem(Frame& f) {
     if (covered && ev.tracks) SetBit(ExtraOf(evals_[e]).claims, i);
   }
   if (i >= f.stable_from) {
-    f.kept = true;
+    f.items = Frame::kKept;
     f.item_slots_end = static_cast<uint32_t>(slots_.size());
   }
 }
@@ -614,7 +633,7 @@ bool Validator::OnBegin(bool is_map) {
     if (p.expect_key)
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a container as a map key has no JSON Schema instance");
-    if (!p.is_map) PrepareItem(p);
+    if (!p.is_map) PrepareItem(p);  // (a light frame's container item too)
     slots_begin = p.slots_begin;
     capture = p.capture;
     if (capture) marks_.push_back(canon_.size());
@@ -632,7 +651,6 @@ bool Validator::OnBegin(bool is_map) {
   f.canon_begin = 0;
   f.stable_from = 0;
   f.item_slots_end = 0;
-  f.kept = false;
   f.key = {};
   opening_type_ = is_map ? kTypeObject : kTypeArray;
   const size_t n = slots_.size();
@@ -668,6 +686,11 @@ bool Validator::OnBegin(bool is_map) {
     }
   }
   f.capture = capture;
+  f.items = !is_map && !capture && n == slots_begin + 1 &&
+                    evals_.size() == f.evals_begin + size_t{1} &&
+                    nodes_[evals_[f.evals_begin].node].leaf_array
+                ? Frame::kLight
+                : Frame::kEach;
   if (capture) {
     f.canon_begin = canon_.size();
     f.marks_begin = static_cast<uint32_t>(marks_.size());
@@ -847,24 +870,25 @@ bool Validator::OnEnd() {
     Finalize(e, f);
     if (stopped_) return false;
   }
-  // Deliver each root's verdict to the Eval that applied it.
-  results_.clear();
-  for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end)
-    results_.push_back(Result{evals_[e].owner, evals_[e].owner_kind, evals_[e].valid});
+  // Deliver each root's verdict to the Eval that applied it, with the frame popped (the
+  // parent's current child is this container: its index and member name). A popped Frame
+  // stays in the pool, and an owner lies below this container's Evals: what is read here
+  // is not written.
   const bool capture = f.capture;
   const size_t canon_begin = f.canon_begin;
   const uint32_t marks_begin = f.marks_begin;
-  evals_.resize(f.evals_begin);
+  const uint32_t evals_begin = f.evals_begin;
   extras_used_ = f.extras_begin;
   frames_.pop();
-  for (const Result& r : results_) {
+  for (uint32_t e = evals_begin; e < end; e = evals_[e].subtree_end) {
+    const Eval& r = evals_[e];
     if (r.owner == kNone) {
       if (!r.valid) failed_ = true;
     } else {
-      // The parent's current child is this container: its index and member name.
-      Deliver(r.owner, r.kind, r.valid, frames_.back().count, frames_.back().key);
+      Deliver(r.owner, r.owner_kind, r.valid, frames_.back().count, frames_.back().key);
     }
   }
+  evals_.resize(evals_begin);
   if (capture) {
     marks_.resize(marks_begin);
     if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);

@@ -120,11 +120,15 @@ class Validator {
     size_t canon_begin = 0;
     // Arrays: from item `stable_from` on, every item is due to the same subschemas (past
     // every prefixItems, with no evaluation tracking item indexes), so once that item's
-    // slots are made they are kept for the rest of the array (`kept`, up to
+    // slots are made they are kept for the rest of the array (items kKept, up to
     // item_slots_end) instead of being made again per item.
+    // An array whose one evaluation is of a Node::leaf_array is kLight: its scalar items
+    // are checked by LightItem against the item's subschema, with no slots; a container
+    // item gets its slots the ordinary way (PrepareItem), and the frame stays light unless
+    // that keeps them (kKept). (One byte for both: the Frame stays 104 bytes.)
     uint64_t stable_from = 0;
     uint32_t item_slots_end = 0;
-    bool kept = false;
+    enum Items : uint8_t { kEach, kKept, kLight } items = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -136,12 +140,18 @@ class Validator {
   };
 
   bool OnScalar(const Scalar& v);
+  // A scalar item of a light frame (Frame::light), read at `offset`.
+  bool LightItem(Frame& f, const Scalar& v, uint64_t offset);
   bool OnKey(std::string_view key);
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
   bool OnEnd();
-  void PrepareItem(Frame& f);
+  // The slots of an array's next item: none to make when the array keeps its items' slots.
+  void PrepareItem(Frame& f) {
+    if (f.items != Frame::kKept) MakeItemSlots(f);
+  }
+  [[gnu::noinline]] void MakeItemSlots(Frame& f);
   bool EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed);
   bool EvalScalarKeywords(const Node& n, const Scalar& v, bool committed);
   void CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index, uint32_t owner,
@@ -163,7 +173,7 @@ class Validator {
   // Where the slots of the frame's current child end when the child is done: the item
   // slots an array keeps stay.
   static uint32_t SlotsAfterChild(const Frame& f) {
-    return f.kept ? f.item_slots_end : f.slots_begin;
+    return f.items == Frame::kKept ? f.item_slots_end : f.slots_begin;
   }
   uint32_t ScopeFor(uint32_t node, uint32_t scope);
   uint32_t Dynamic(const Node& n, uint32_t scope) const;
@@ -223,13 +233,7 @@ class Validator {
   uint64_t item_offset_ = 0;
   bool have_offset_ = false;
 
-  struct Result {
-    uint32_t owner;
-    SlotKind kind;
-    bool valid;
-  };
-  std::vector<Result> results_;  // a closing container's verdicts (reused)
-  uint8_t opening_type_ = 0;     // kTypeObject / kTypeArray while a container's Evals are made
+  uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
   std::vector<Eval> evals_;
   std::vector<Slot> slots_;
   // The open containers. A closed container's Frame stays for the next one, so a member

@@ -272,6 +272,91 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
   EXPECT_GT(refused, compared / 4);
 }
 
+// An array due to one subschema whose items are all plain (Node::leaf_array) has its
+// scalar items checked with no slots; an item that is a container gets its slots the
+// ordinary way, before or past the prefixItems.
+// The same array schema under allOf goes the ordinary way from the start: every instance
+// must get the same violations (offset, path, message less the "/allOf/0" step) either way,
+// where the array is the payload, a committed member, or inside an anyOf branch.
+TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
+  const std::vector<std::string> arrays = {
+      R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90}],"items":{"type":"number"}})",
+      R"({"prefixItems":[{"type":"integer"}],"items":false})",
+      R"({"items":{"type":"string","pattern":"^a","maxLength":2}})",
+      R"({"prefixItems":[true,{"maximum":10}]})",
+      R"({"maxItems":1})",
+      R"({"type":"object","items":{"type":"integer"}})",
+  };
+  const std::vector<std::string> contexts = {
+      "A", R"({"properties":{"a":A}})", R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})"};
+  const std::vector<std::string> items = {"",
+                                          "1",
+                                          "1,2",
+                                          "1,2,3,4",
+                                          "\"a\",1",
+                                          "1,{\"x\":1}",
+                                          "[1],2",
+                                          "1,[2,\"x\"]",
+                                          "-200,100,5",
+                                          "null,\"ab\",\"abc\"",
+                                          "1,{},[],\"b\"",
+                                          "12,11,{\"q\":[3]}"};
+  auto strip = [](std::string s) {
+    const size_t at = s.find("/allOf/0");
+    if (at != std::string::npos) s.erase(at, 8);
+    return s;
+  };
+  int compared = 0, refused = 0;
+  for (const std::string& array : arrays) {
+    for (const std::string& context : contexts) {
+      const size_t hole = context.find('A');
+      std::string leaf = context, whole = context;
+      leaf.replace(hole, 1, array);
+      std::string wrapped = "{\"allOf\":[";
+      wrapped.append(array).append("]}");
+      whole.replace(hole, 1, wrapped);
+      auto a = One(leaf);
+      auto b = One(whole);
+      ASSERT_TRUE(a && b) << leaf;
+      for (const std::string& body : items) {
+        std::string instance = "[";
+        instance.append(body).append("]");
+        if (context != "A") {
+          std::string member = "{\"a\":";
+          instance = member.append(instance).append("}");
+        }
+        std::vector<Status> leaf_all, whole_all;
+        const Status ls = Check(*a, Format::kJson, instance, &leaf_all);
+        const Status ws = Check(*b, Format::kJson, instance, &whole_all);
+        SCOPED_TRACE(leaf + " " + instance);
+        EXPECT_EQ(ls.code, ws.code);
+        ASSERT_EQ(leaf_all.size(), whole_all.size());
+        for (size_t i = 0; i < leaf_all.size(); ++i) {
+          EXPECT_EQ(leaf_all[i].offset, whole_all[i].offset);
+          EXPECT_EQ(leaf_all[i].path, whole_all[i].path);
+          EXPECT_EQ(leaf_all[i].message, strip(whole_all[i].message));
+        }
+        ++compared;
+        refused += !ls.ok();
+      }
+    }
+  }
+  EXPECT_EQ(compared, 6 * 3 * 12);
+  EXPECT_GT(refused, compared / 3);
+  // A CBOR bignum (2^64) read back as a number inside a leaf array: [1, 2(h'010000000000000000')].
+  auto set = One(R"({"items":{"maximum":10}})");
+  ASSERT_TRUE(set);
+  std::vector<Status> all;
+  const Status s =
+      Check(*set, Format::kCbor,
+            std::string("\x82\x01\xc2\x49\x01\x00\x00\x00\x00\x00\x00\x00\x00", 13), &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].path, "/1");
+  EXPECT_EQ(all[0].offset, 2u);
+  EXPECT_EQ(all[0].message, "/items/maximum: 18446744073709551616 is above the maximum 10");
+}
+
 TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
   // CBOR {1: h'0102'}: the member "1" holds the base64url text "AQI".
   auto set = One(R"({"properties":{"1":{"const":"AQI"}},"required":["1"]})");
