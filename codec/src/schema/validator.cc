@@ -487,7 +487,9 @@ bool Validator::OnKey(std::string_view key) {
     }
     const Node& n = nodes_[ev.node];
     const uint8_t work = n.key_work;
-    if (work == 0) continue;
+    // Nothing to do, or only members and none of this name's length (most names in an
+    // `if` / `then` branch of a few properties): the next evaluation.
+    if (work == 0 || (work == Node::kKeyMembers && !n.MightBeMember(key))) continue;
     bool claimed = false;
     const Node::Member* member = nullptr;
     if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
@@ -761,43 +763,51 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
     // in-place subschemas could not change that.
     evals_[e].valid = false;
   } else if (n.kind == Node::kSchema && n.has_in_place) {
-    if (n.ref != kNone) CreateEval(n.ref, e, kAll, 0, kNone, kMust, scope, committed);
-    if (n.dynamic_ref != kNone)
-      CreateEval(Dynamic(n, scope), e, kAll, 0, kNone, kMust, scope, committed);
-    for (uint32_t c : n.all_of) CreateEval(c, e, kAll, 0, kNone, kMust, scope, committed);
-    // A branch of anyOf, oneOf, not or if that cannot take a container of this type (false,
-    // or a `type` without it) is not made at all: Finalize counts a missing branch of these
-    // as a failed one, which it is. (then, else and dependentSchemas branches are always
-    // made: Finalize reads their failures.) On an object, a name_judged branch is not made
-    // either: Finalize judges it from the names this evaluation watched.
-    const bool object = opening_type_ == kTypeObject;
-    auto viable = [&](uint32_t c) {
-      const Node& b = nodes_[c];
-      return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & opening_type_)) &&
-             !(object && b.name_judged);
-    };
-    auto made = [&](uint32_t c) { return !(object && nodes_[c].name_judged); };
-    for (uint32_t c : n.any_of)
-      if (viable(c)) CreateEval(c, e, kAny, 0, kNone, kMust, scope, false);
-    for (uint32_t c : n.one_of)
-      if (viable(c)) CreateEval(c, e, kOne, 0, kNone, kMust, scope, false);
-    if (n.not_ != kNone && viable(n.not_))
-      CreateEval(n.not_, e, kNot, 0, kNone, kMust, scope, false);
-    if (n.if_ != kNone) {
-      if (viable(n.if_)) CreateEval(n.if_, e, kIf, 0, kNone, kMust, scope, false);
-      if (n.then_ != kNone && made(n.then_))
-        CreateEval(n.then_, e, kThen, 0, kNone, kMust, scope, false);
-      if (n.else_ != kNone && made(n.else_))
-        CreateEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
-    }
-    for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
-      CreateEval(n.dependent_schemas[i].node, e, kDep, i, kNone, kMust, scope, false);
+    ExpandInPlace(e, n, scope, committed);
   }
   Eval& ev = evals_[e];
   ev.subtree_end = static_cast<uint32_t>(evals_.size());
   ev.ends = ev.tracks || ev.subtree_end != e + 1 ||
             (n.kind == Node::kSchema &&
              (opening_type_ == kTypeObject ? n.end_object_work : n.end_array_work));
+}
+
+void Validator::MakeEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index,
+                         uint32_t owner, SlotKind owner_kind, uint32_t scope, bool committed) {
+  CreateEval(node, parent, role, role_index, owner, owner_kind, scope, committed);
+}
+
+void Validator::ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool committed) {
+  if (n.ref != kNone) MakeEval(n.ref, e, kAll, 0, kNone, kMust, scope, committed);
+  if (n.dynamic_ref != kNone)
+    MakeEval(Dynamic(n, scope), e, kAll, 0, kNone, kMust, scope, committed);
+  for (uint32_t c : n.all_of) MakeEval(c, e, kAll, 0, kNone, kMust, scope, committed);
+  // A branch of anyOf, oneOf, not or if that cannot take a container of this type (false,
+  // or a `type` without it) is not made at all: Finalize counts a missing branch of these
+  // as a failed one, which it is. (then, else and dependentSchemas branches are always
+  // made: Finalize reads their failures.) On an object, a name_judged branch is not made
+  // either: Finalize judges it from the names this evaluation watched.
+  const bool object = opening_type_ == kTypeObject;
+  auto viable = [&](uint32_t c) {
+    const Node& b = nodes_[c];
+    return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & opening_type_)) &&
+           !(object && b.name_judged);
+  };
+  auto made = [&](uint32_t c) { return !(object && nodes_[c].name_judged); };
+  for (uint32_t c : n.any_of)
+    if (viable(c)) MakeEval(c, e, kAny, 0, kNone, kMust, scope, false);
+  for (uint32_t c : n.one_of)
+    if (viable(c)) MakeEval(c, e, kOne, 0, kNone, kMust, scope, false);
+  if (n.not_ != kNone && viable(n.not_)) MakeEval(n.not_, e, kNot, 0, kNone, kMust, scope, false);
+  if (n.if_ != kNone) {
+    if (viable(n.if_)) MakeEval(n.if_, e, kIf, 0, kNone, kMust, scope, false);
+    if (n.then_ != kNone && made(n.then_))
+      MakeEval(n.then_, e, kThen, 0, kNone, kMust, scope, false);
+    if (n.else_ != kNone && made(n.else_))
+      MakeEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
+  }
+  for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
+    MakeEval(n.dependent_schemas[i].node, e, kDep, i, kNone, kMust, scope, false);
 }
 
 bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {

@@ -154,8 +154,17 @@ class Validator {
   [[gnu::noinline]] void MakeItemSlots(Frame& f);
   bool EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed);
   bool EvalScalarKeywords(const Node& n, const Scalar& v, bool committed);
-  void CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index, uint32_t owner,
-                  SlotKind owner_kind, uint32_t scope, bool committed);
+  // The Eval of `node` on the opening container, and those it applies in place
+  // (ExpandInPlace). Inlined into OnBegin, where most containers get one Eval with nothing
+  // in place; the expansion's own calls go through MakeEval.
+  [[gnu::always_inline]] inline void CreateEval(uint32_t node, uint32_t parent, Role role,
+                                                uint32_t role_index, uint32_t owner,
+                                                SlotKind owner_kind, uint32_t scope,
+                                                bool committed);
+  [[gnu::noinline]] void MakeEval(uint32_t node, uint32_t parent, Role role, uint32_t role_index,
+                                  uint32_t owner, SlotKind owner_kind, uint32_t scope,
+                                  bool committed);
+  [[gnu::noinline]] void ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool committed);
   void Finalize(uint32_t e, const Frame& f);
   // Whether the evaluation saw the watched name of index w.
   bool Seen(const Eval& ev, uint32_t w) const;
