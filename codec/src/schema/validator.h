@@ -140,7 +140,7 @@ class Validator {
   };
 
   bool OnScalar(const Scalar& v);
-  // A scalar item of a light frame (Frame::light), read at `offset`.
+  // A scalar item of a light frame (Frame::kLight), read at `offset`.
   bool LightItem(Frame& f, const Scalar& v, uint64_t offset);
   bool OnKey(std::string_view key);
   // A map's evaluations made from its single subschema's plan. False when stopped.
