@@ -134,12 +134,14 @@ struct Node {
   // applicator, const, enum, multipleOf or content): Validator tries a scalar against it
   // inline first, and only a failure goes the whole way (for its message).
   bool scalar_plain = false;
-  // An array due to this node alone is checked item by item with no slot per item
-  // (Validator's light frames): nothing in place, no tracking, no contains,
-  // unevaluatedItems, uniqueItems, const or enum, and every prefixItems and items
-  // subschema is scalar_plain or false. An item that is a container gets its slots the
-  // ordinary way.
-  bool leaf_array = false;
+  // A map / an array due to this node alone is read directly
+  // (Validator's direct frames): its member or item's subschema is looked up and applied
+  // with no slot, and a container child opens its own frame from it. So: true, or a
+  // schema with nothing in place, no tracking, no const, enum or uniqueItems (no capture),
+  // and for a map no patternProperties (a member has at most one subschema), for an array
+  // no contains; never in a set with dynamic scopes.
+  bool direct_map = false;
+  bool direct_array = false;
   bool has_object_work = false;
   bool has_array_work = false;
   // What a member name does here (KeyWork bits; 0: nothing, the name is not looked at).

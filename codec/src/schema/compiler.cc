@@ -144,7 +144,8 @@ class Compiler {
       BuildMembers(&n);
       WorkFlags(&n);
     }
-    for (Node& n : out_->nodes) LeafArray(&n);
+    if (!out_->uses_dynamic_scope)
+      for (Node& n : out_->nodes) DirectFlags(&n);
     if (!out_->uses_dynamic_scope) {
       for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
         for (int committed = 0; committed < 2; ++committed) {
@@ -1026,19 +1027,17 @@ class Compiler {
                         n->contains != kNone;
   }
 
-  // Node::leaf_array, once every node's scalar_plain is known (and references forwarded).
-  void LeafArray(Node* n) const {
+  // Node::direct_map and direct_array.
+  static void DirectFlags(Node* n) {
+    if (n->kind == Node::kTrue) {
+      n->direct_map = n->direct_array = true;
+      return;
+    }
     if (n->kind != Node::kSchema || n->has_in_place || n->tracks_evaluated ||
-        n->contains != kNone || n->unevaluated_items != kNone ||
         (n->has & (Node::kConst | Node::kEnum | Node::kUniqueItems)))
       return;
-    auto plain = [&](uint32_t c) {
-      const Node& item = out_->nodes[c];
-      return item.scalar_plain || item.kind == Node::kFalse;
-    };
-    for (uint32_t c : n->prefix_items)
-      if (!plain(c)) return;
-    n->leaf_array = n->items == kNone || plain(n->items);
+    n->direct_map = n->pattern_properties.empty() && n->unevaluated_properties == kNone;
+    n->direct_array = n->contains == kNone && n->unevaluated_items == kNone;
   }
 
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,

@@ -419,10 +419,8 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (!f.is_map) {
-      if (f.items == Frame::kLight) return LightItem(f, v, offset);
-      PrepareItem(f);
-    }
+    if (f.mode == Frame::kDirect) return ScalarChild(f, v, offset);
+    if (!f.is_map) PrepareItem(f);
     slots_begin = f.slots_begin;
     if (f.capture) {
       marks_.push_back(canon_.size());
@@ -461,12 +459,7 @@ bool Validator::OnScalar(const Scalar& v) {
   return !stopped_ && AccountExtras();
 }
 
-bool Validator::OnKey(std::string_view key) {
-  Frame& f = frames_.back();
-  const uint64_t offset = item_offset_;
-  have_offset_ = false;
-  f.key = key;
-  f.expect_key = false;
+bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
   if (f.capture) {
     marks_.push_back(canon_.size());
     canonical::String(canon_, key);
@@ -513,13 +506,7 @@ bool Validator::OnKey(std::string_view key) {
     }
     if (!claimed && (work & Node::kKeyAdditional)) {
       if (nodes_[n.additional_properties].kind == Node::kFalse) {
-        ev.valid = false;  // the member's value needs no look
-        if (ev.committed) {
-          Violation(n, "additionalProperties", offset, frames_.size(), [&] {
-            return "property " + Quote(key) + " is not allowed (additionalProperties is false)";
-          });
-          if (stopped_) return false;
-        }
+        if (!RefuseMember(ev, n, key, offset)) return false;
       } else {
         slots_.push_back(Slot{e, n.additional_properties, kMust});
       }
@@ -528,36 +515,81 @@ bool Validator::OnKey(std::string_view key) {
     if (!claimed && (work & Node::kKeyUneval))
       slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
     if (claimed && ev.tracks) SetBit(ExtraOf(ev).claims, f.count);
-    if (member != nullptr && member->watch != kNone) {
-      const uint32_t w = member->watch;
-      if (w < 64) {
-        ev.seen |= uint64_t{1} << w;
-      } else {
-        ExtraOf(ev).seen_more.push_back(static_cast<uint32_t>(w));
-        extra_bytes_ += 4;
-      }
-    }
-    if (work & Node::kKeyNames) {
-      Scalar name;
-      name.type = kTypeString;
-      name.s = key;
-      item_offset_ = offset;
-      const bool ok = EvalScalar(n.property_names, name, ev.scope, ev.committed);
-      if (stopped_) return false;
-      if (!ok) ev.valid = false;
-    }
+    if (member != nullptr && member->watch != kNone) Watch(ev, member->watch);
+    if ((work & Node::kKeyNames) && !JudgeName(ev, n, key, offset)) return false;
   }
   item_offset_ = offset;
   return AccountExtras();
 }
 
-bool Validator::LightItem(Frame& f, const Scalar& v, uint64_t offset) {
-  // What PrepareItem and OnScalar's slot loop would do for the array's one evaluation.
+bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
+  // EachKey's work for the frame's one evaluation, with the member's subschema kept in
+  // the frame instead of a slot (a direct_map node has no patternProperties, tracking or
+  // unevaluatedProperties).
+  f.child = kNone;
+  Eval& ev = evals_[f.evals_begin];
+  const Node& n = nodes_[ev.node];
+  const uint8_t work = n.key_work;
+  if (work == 0 || (!ev.valid && !ev.committed)) return true;  // (settled)
+  bool claimed = false;
+  if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
+    const Node::Member* member = n.FindMember(key, MemberHash(key));
+    if (member != nullptr) {
+      if (member->property != kNone) {
+        f.child = member->property;
+        claimed = true;
+      }
+      if (member->watch != kNone) Watch(ev, member->watch);
+    }
+  }
+  if (!claimed && (work & Node::kKeyAdditional)) {
+    if (nodes_[n.additional_properties].kind == Node::kFalse) {
+      if (!RefuseMember(ev, n, key, offset)) return false;
+    } else {
+      f.child = n.additional_properties;
+    }
+  }
+  if ((work & Node::kKeyNames) && !JudgeName(ev, n, key, offset)) return false;
+  item_offset_ = offset;
+  return AccountExtras();
+}
+
+void Validator::Watch(Eval& ev, uint32_t w) {
+  if (w < 64) {
+    ev.seen |= uint64_t{1} << w;
+  } else {
+    ExtraOf(ev).seen_more.push_back(static_cast<uint32_t>(w));
+    extra_bytes_ += 4;
+  }
+}
+
+bool Validator::RefuseMember(Eval& ev, const Node& n, std::string_view key, uint64_t offset) {
+  ev.valid = false;  // the member's value needs no look
+  if (ev.committed) {
+    Violation(n, "additionalProperties", offset, frames_.size(), [&] {
+      return "property " + Quote(key) + " is not allowed (additionalProperties is false)";
+    });
+  }
+  return !stopped_;
+}
+
+bool Validator::JudgeName(Eval& ev, const Node& n, std::string_view key, uint64_t offset) {
+  Scalar name;
+  name.type = kTypeString;
+  name.s = key;
+  item_offset_ = offset;
+  const bool ok = EvalScalar(n.property_names, name, ev.scope, ev.committed);
+  if (!ok) ev.valid = false;
+  return !stopped_;
+}
+
+bool Validator::ScalarChild(Frame& f, const Scalar& v, uint64_t offset) {
+  // What PrepareItem, EachKey and OnScalar's slot loop would do for the frame's one
+  // evaluation.
   item_offset_ = offset;
   const Eval& ev = evals_[f.evals_begin];
   if (ev.valid || ev.committed) {
-    const Node& a = nodes_[ev.node];
-    const uint32_t c = f.count < a.prefix_items.size() ? a.prefix_items[f.count] : a.items;
+    const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[ev.node], f.count);
     if (c != kNone) {
       const Node& item = nodes_[c];
       if (!(item.scalar_plain && PassesPlain(item, v, set_, format_assertion_))) {
@@ -568,6 +600,7 @@ bool Validator::LightItem(Frame& f, const Scalar& v, uint64_t offset) {
     }
   }
   ++f.count;
+  if (f.is_map) f.expect_key = true;
   return AccountExtras();
 }
 
@@ -596,7 +629,7 @@ void Validator::MakeItemSlots(Frame& f) {
     if (covered && ev.tracks) SetBit(ExtraOf(evals_[e]).claims, i);
   }
   if (i >= f.stable_from) {
-    f.items = Frame::kKept;
+    f.mode = Frame::kKept;
     f.item_slots_end = static_cast<uint32_t>(slots_.size());
   }
 }
@@ -635,10 +668,32 @@ bool Validator::OnBegin(bool is_map) {
     if (p.expect_key)
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a container as a map key has no JSON Schema instance");
-    if (!p.is_map) PrepareItem(p);  // (a light frame's container item too)
+    if (p.mode == Frame::kDirect) {
+      // The child's one subschema (none: nothing is due, or the evaluation is settled),
+      // applied the ordinary way, from a slot, when its node cannot open a direct frame.
+      const Eval& pe = evals_[p.evals_begin];
+      const uint32_t c = !pe.valid && !pe.committed ? kNone
+                         : p.is_map                 ? p.child
+                                                    : ItemNode(nodes_[pe.node], p.count);
+      if (c != kNone) {
+        if (Direct(nodes_[c], is_map))
+          return OpenDirect(c, p.evals_begin, kMust, pe.committed, is_map, offset);
+        slots_.push_back(Slot{p.evals_begin, c, kMust});
+      }
+    } else if (!p.is_map) {
+      PrepareItem(p);
+    }
     slots_begin = p.slots_begin;
     capture = p.capture;
     if (capture) marks_.push_back(canon_.size());
+  }
+  const size_t n = slots_.size();
+  if (n == slots_begin + 1 && !capture) {
+    const Slot& s = slots_[slots_begin];
+    if (Direct(nodes_[s.node], is_map))
+      return OpenDirect(s.node, s.owner, s.kind,
+                        s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed), is_map,
+                        offset);
   }
   // Filled in place (a Frame built aside and copied costs a stall per field), pushed last:
   // a violation found while the Evals are made has the parent's path.
@@ -655,7 +710,6 @@ bool Validator::OnBegin(bool is_map) {
   f.item_slots_end = 0;
   f.key = {};
   opening_type_ = is_map ? kTypeObject : kTypeArray;
-  const size_t n = slots_.size();
   // A map with one subschema due that has an ObjectPlan: its evaluations copied from it.
   bool planned = false;
   if (is_map && n == slots_begin + 1) {
@@ -688,16 +742,42 @@ bool Validator::OnBegin(bool is_map) {
     }
   }
   f.capture = capture;
-  f.items = !is_map && !capture && n == slots_begin + 1 &&
-                    evals_.size() == f.evals_begin + size_t{1} &&
-                    nodes_[evals_[f.evals_begin].node].leaf_array
-                ? Frame::kLight
-                : Frame::kEach;
+  f.mode = Frame::kEach;
   if (capture) {
     f.canon_begin = canon_.size();
     f.marks_begin = static_cast<uint32_t>(marks_.size());
     canon_.push_back(is_map ? '{' : '[');
   }
+  frames_.push_next();
+  if (frames_.size() > ctx_.limits.max_depth + 1u) {
+    return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
+  }
+  return Account();
+}
+
+bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed,
+                           bool is_map, uint64_t offset) {
+  // As OnBegin and CreateEval make a frame and its one evaluation (no scope: direct frames
+  // are never in a set with dynamic scopes).
+  const Node& n = nodes_[node];
+  const uint32_t e = static_cast<uint32_t>(evals_.size());
+  const bool valid =
+      committed || !(n.has & Node::kType) || (n.types & (is_map ? kTypeObject : kTypeArray)) != 0;
+  evals_.push_back(
+      Eval{node, kNone, e + 1, owner, 0, kNone, 0, 0, 0, kAll, kind, valid, committed, false,
+           n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work)});
+  Frame& f = frames_.next();
+  f.count = 0;
+  f.offset = offset;
+  f.is_map = is_map;
+  f.expect_key = is_map;
+  f.evals_begin = e;
+  f.slots_begin = static_cast<uint32_t>(slots_.size());
+  f.extras_begin = extras_used_;
+  f.capture = false;
+  f.mode = Frame::kDirect;
+  f.child = kNone;
+  f.key = {};
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");

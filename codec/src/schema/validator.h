@@ -118,17 +118,24 @@ class Validator {
     uint32_t extras_begin = 0;
     uint32_t marks_begin = 0;  // canonical capture: member / item starts
     size_t canon_begin = 0;
-    // Arrays: from item `stable_from` on, every item is due to the same subschemas (past
-    // every prefixItems, with no evaluation tracking item indexes), so once that item's
-    // slots are made they are kept for the rest of the array (items kKept, up to
-    // item_slots_end) instead of being made again per item.
-    // An array whose one evaluation is of a Node::leaf_array is kLight: its scalar items
-    // are checked by LightItem against the item's subschema, with no slots; a container
-    // item gets its slots the ordinary way (PrepareItem), and the frame stays light unless
-    // that keeps them (kKept). (One byte for both: the Frame stays 104 bytes.)
+    // How the children get their subschemas (one byte, and child shares item_slots_end's
+    // room: the Frame stays 104 bytes):
+    // - kEach: slots made for each child (OnKey, MakeItemSlots).
+    // - kKept: arrays: from item `stable_from` on, every item is due to the same
+    //   subschemas (past every prefixItems, with no evaluation tracking item indexes), so
+    //   once that item's slots are made they are kept for the rest of the array (up to
+    //   item_slots_end) instead of being made again per item.
+    // - kDirect: a direct frame, whose one evaluation is of a Node::direct_map /
+    //   direct_array node, the container's one slot: a member's subschema is found by
+    //   DirectKey (into `child`), an item's read from the node; a scalar is judged against
+    //   it at once (ScalarChild), and a container opens its frame from it (OnBegin), with
+    //   no slot.
     uint64_t stable_from = 0;
-    uint32_t item_slots_end = 0;
-    enum Items : uint8_t { kEach, kKept, kLight } items = kEach;
+    union {
+      uint32_t item_slots_end = 0;  // kKept
+      uint32_t child;               // kDirect maps: the current member's subschema, or kNone
+    };
+    enum Mode : uint8_t { kEach, kKept, kDirect } mode = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -140,16 +147,42 @@ class Validator {
   };
 
   bool OnScalar(const Scalar& v);
-  // A scalar item of a light frame (Frame::kLight), read at `offset`.
-  bool LightItem(Frame& f, const Scalar& v, uint64_t offset);
-  bool OnKey(std::string_view key);
+  // A scalar child of a direct frame (Frame::kDirect), read at `offset`.
+  bool ScalarChild(Frame& f, const Scalar& v, uint64_t offset);
+  // The subschema of item i of an array due to n (kNone: none).
+  static uint32_t ItemNode(const Node& n, uint64_t i) {
+    return i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
+  }
+  bool OnKey(std::string_view key) {
+    Frame& f = frames_.back();
+    const uint64_t offset = item_offset_;
+    have_offset_ = false;
+    f.key = key;
+    f.expect_key = false;
+    return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : EachKey(f, key, offset);
+  }
+  // A member name in a direct frame (Frame::kDirect) / in any other.
+  bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
+  bool EachKey(Frame& f, std::string_view key, uint64_t offset);
+  // What both do with a watched name, a member additionalProperties refuses, and a name
+  // propertyNames judges. False when stopped.
+  void Watch(Eval& ev, uint32_t w);
+  [[gnu::noinline]] bool RefuseMember(Eval& ev, const Node& n, std::string_view key,
+                                      uint64_t offset);
+  [[gnu::noinline]] bool JudgeName(Eval& ev, const Node& n, std::string_view key, uint64_t offset);
+  // Whether a container due to n alone opens a direct frame.
+  static bool Direct(const Node& n, bool is_map) { return is_map ? n.direct_map : n.direct_array; }
+  // Opens a direct frame of `node` for the container at `offset`, its verdict for `owner`
+  // as `kind`.
+  bool OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed, bool is_map,
+                  uint64_t offset);
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
   bool OnEnd();
   // The slots of an array's next item: none to make when the array keeps its items' slots.
   void PrepareItem(Frame& f) {
-    if (f.items != Frame::kKept) MakeItemSlots(f);
+    if (f.mode != Frame::kKept) MakeItemSlots(f);
   }
   [[gnu::noinline]] void MakeItemSlots(Frame& f);
   bool EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed);
@@ -182,7 +215,7 @@ class Validator {
   // Where the slots of the frame's current child end when the child is done: the item
   // slots an array keeps stay.
   static uint32_t SlotsAfterChild(const Frame& f) {
-    return f.items == Frame::kKept ? f.item_slots_end : f.slots_begin;
+    return f.mode == Frame::kKept ? f.item_slots_end : f.slots_begin;
   }
   uint32_t ScopeFor(uint32_t node, uint32_t scope);
   uint32_t Dynamic(const Node& n, uint32_t scope) const;
