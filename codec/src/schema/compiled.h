@@ -220,6 +220,9 @@ struct Node {
   // sorted; the keywords refer to them by index.
   std::vector<std::string> watched;
   std::vector<uint32_t> required_w;
+  // The bits of the required names when each is among the first 64 watched (all present:
+  // (seen & required_mask) == required_mask); 0 when one is not.
+  uint64_t required_mask = 0;
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
   std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
   // On an object, this subschema's verdict follows from which names are present alone

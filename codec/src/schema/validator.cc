@@ -448,15 +448,7 @@ bool Validator::OnScalar(const Scalar& v) {
       failed_ = true;
     }
   }
-  if (frames_.empty()) {
-    slots_.clear();
-    return !stopped_;
-  }
-  Frame& f = frames_.back();
-  slots_.resize(SlotsAfterChild(f));
-  ++f.count;
-  if (f.is_map) f.expect_key = true;
-  return !stopped_ && AccountExtras();
+  return ChildDone();
 }
 
 bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
@@ -577,6 +569,8 @@ bool Validator::JudgeName(Eval& ev, const Node& n, std::string_view key, uint64_
   Scalar name;
   name.type = kTypeString;
   name.s = key;
+  const Node& names = nodes_[n.property_names];
+  if (names.scalar_plain && PassesPlain(names, name, set_, format_assertion_)) return true;
   item_offset_ = offset;
   const bool ok = EvalScalar(n.property_names, name, ev.scope, ev.committed);
   if (!ok) ev.valid = false;
@@ -944,6 +938,7 @@ bool Validator::TestBit(const std::vector<uint64_t>& bits, uint64_t i) {
 bool Validator::OnEnd() {
   if (stopped_) return false;
   Frame& f = frames_.back();
+  if (f.mode == Frame::kDirect) return CloseDirect(f);
   if (f.capture) {
     if (f.is_map) {
       std::vector<size_t> starts(marks_.begin() + f.marks_begin, marks_.end());
@@ -983,15 +978,27 @@ bool Validator::OnEnd() {
     marks_.resize(marks_begin);
     if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);
   }
-  if (frames_.empty()) {
-    slots_.clear();
-    return !stopped_;
+  return ChildDone();
+}
+
+bool Validator::CloseDirect(Frame& f) {
+  // OnEnd for a direct frame: its one evaluation (the last in evals_), nothing captured,
+  // no slots of its own.
+  const uint32_t e = f.evals_begin;
+  if (evals_[e].ends) {
+    Finalize(e, f);
+    if (stopped_) return false;
   }
-  Frame& p = frames_.back();
-  slots_.resize(SlotsAfterChild(p));
-  ++p.count;
-  if (p.is_map) p.expect_key = true;
-  return !stopped_ && AccountExtras();
+  extras_used_ = f.extras_begin;
+  frames_.pop();
+  const Eval& r = evals_[e];
+  if (r.owner == kNone) {
+    if (!r.valid) failed_ = true;
+  } else {
+    Deliver(r.owner, r.owner_kind, r.valid, frames_.back().count, frames_.back().key);
+  }
+  evals_.pop_back();
+  return ChildDone();
 }
 
 void Validator::Finalize(uint32_t e, const Frame& f) {
@@ -1071,9 +1078,11 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
                std::to_string(n.max_properties);
       });
     auto seen = [&](uint32_t w) { return Seen(evals_[e], w); };
-    for (size_t i = 0; i < n.required_w.size(); ++i) {
-      if (!seen(n.required_w[i]))
-        fail("required", [&] { return "missing required property " + Quote(n.required[i]); });
+    if (n.required_mask == 0 || (evals_[e].seen & n.required_mask) != n.required_mask) {
+      for (size_t i = 0; i < n.required_w.size(); ++i) {
+        if (!seen(n.required_w[i]))
+          fail("required", [&] { return "missing required property " + Quote(n.required[i]); });
+      }
     }
     for (size_t i = 0; i < n.dependent_required_w.size(); ++i) {
       const auto& [trigger, list] = n.dependent_required_w[i];

@@ -180,6 +180,20 @@ class Validator {
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
   bool OnEnd();
+  bool CloseDirect(Frame& f);  // OnEnd of a direct frame
+  // After a value: the parent container (if any) moves past it, its slots for the value
+  // dropped.
+  [[gnu::always_inline]] bool ChildDone() {
+    if (frames_.empty()) {
+      slots_.clear();
+      return !stopped_;
+    }
+    Frame& p = frames_.back();
+    slots_.resize(SlotsAfterChild(p));
+    ++p.count;
+    if (p.is_map) p.expect_key = true;
+    return !stopped_ && AccountExtras();
+  }
   // The slots of an array's next item: none to make when the array keeps its items' slots.
   void PrepareItem(Frame& f) {
     if (f.mode != Frame::kKept) MakeItemSlots(f);
