@@ -281,6 +281,10 @@ struct ObjectPlan {
     bool ends;
   };
   std::vector<Entry> entries;  // at most kMaxEntries
+  // When every entry past the first has no name work but its member table
+  // (Node::key_work 0 or kKeyMembers): the LengthBit of every name in their tables, so a
+  // name of another length is looked at by the first entry alone. All ones otherwise.
+  uint64_t rest_lengths = ~uint64_t{0};
   static constexpr size_t kMaxEntries = 64;
   bool capture = false;  // an entry has const, enum or uniqueItems: the map is captured
 };

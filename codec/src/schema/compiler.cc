@@ -152,6 +152,14 @@ class Compiler {
           ObjectPlan plan;
           // (One evaluation alone gains nothing from a plan.)
           if (!Plan(i, kNone, kAll, 0, committed != 0, &plan) || plan.entries.size() < 2) continue;
+          uint64_t lengths = 0;
+          bool members_only = true;
+          for (size_t k = 1; k < plan.entries.size(); ++k) {
+            const Node& entry = out_->nodes[plan.entries[k].node];
+            members_only &= (entry.key_work & ~Node::kKeyMembers) == 0;
+            if (entry.key_work & Node::kKeyMembers) lengths |= entry.member_lengths;
+          }
+          if (members_only) plan.rest_lengths = lengths;
           out_->nodes[i].object_plan[committed] = static_cast<uint32_t>(out_->plans.size());
           out_->plans.push_back(std::move(plan));
         }

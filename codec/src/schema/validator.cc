@@ -457,7 +457,10 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
     canonical::String(canon_, key);
     if (!Account()) return false;
   }
-  const uint32_t end = static_cast<uint32_t>(evals_.size());
+  // (A planned frame's evaluations are all of evals_ from evals_begin.)
+  const uint32_t end = (f.rest_lengths & LengthBit(key.size())) != 0
+                           ? static_cast<uint32_t>(evals_.size())
+                           : f.evals_begin + 1;
   // No Eval is made while a name is looked at (propertyNames judges a scalar): the
   // pointer stays good.
   Eval* const evals = evals_.data();
@@ -714,8 +717,10 @@ bool Validator::OnBegin(bool is_map) {
       planned = true;
       if (!MakePlanned(set_.plans[plan], s)) return false;
       capture |= set_.plans[plan].capture;
+      f.rest_lengths = set_.plans[plan].rest_lengths;
     }
   }
+  if (is_map && !planned) f.rest_lengths = ~uint64_t{0};
   for (size_t i = planned ? n : slots_begin; i < n; ++i) {
     const Slot& s = slots_[i];
     const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);

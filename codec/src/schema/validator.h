@@ -130,7 +130,12 @@ class Validator {
     //   DirectKey (into `child`), an item's read from the node; a scalar is judged against
     //   it at once (ScalarChild), and a container opens its frame from it (OnBegin), with
     //   no slot.
-    uint64_t stable_from = 0;
+    union {
+      uint64_t stable_from = 0;  // arrays
+      // Maps: the ObjectPlan::rest_lengths of a planned frame (a name of another length
+      // has work in its first evaluation alone), all ones for any other.
+      uint64_t rest_lengths;
+    };
     union {
       uint32_t item_slots_end = 0;  // kKept
       uint32_t child;               // kDirect maps: the current member's subschema, or kNone
