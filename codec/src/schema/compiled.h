@@ -142,6 +142,10 @@ struct Node {
   // no contains; never in a set with dynamic scopes.
   bool direct_map = false;
   bool direct_array = false;
+  // A direct frame of this node that ends may be passed by its type, its counts and
+  // required_mask alone (no dependentRequired; every required name among the first 64
+  // watched): Finalize runs only when those fail, for the messages.
+  bool quick_end = false;
   bool has_object_work = false;
   bool has_array_work = false;
   // What a member name does here (KeyWork bits; 0: nothing, the name is not looked at).

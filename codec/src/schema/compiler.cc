@@ -1049,6 +1049,7 @@ class Compiler {
       return;
     n->direct_map = n->pattern_properties.empty() && n->unevaluated_properties == kNone;
     n->direct_array = n->contains == kNone && n->unevaluated_items == kNone;
+    n->quick_end = n->dependent_required_w.empty() && (n->required_w.empty() || n->required_mask);
   }
 
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,

@@ -990,7 +990,8 @@ bool Validator::CloseDirect(Frame& f) {
   // OnEnd for a direct frame: its one evaluation (the last in evals_), nothing captured,
   // no slots of its own.
   const uint32_t e = f.evals_begin;
-  if (evals_[e].ends) {
+  const Eval& ev = evals_[e];
+  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
     Finalize(e, f);
     if (stopped_) return false;
   }

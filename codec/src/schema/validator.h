@@ -186,6 +186,16 @@ class Validator {
   bool OnBegin(bool is_map);
   bool OnEnd();
   bool CloseDirect(Frame& f);  // OnEnd of a direct frame
+  // Whether a direct frame's evaluation passes what Finalize would check at its end, when
+  // its node has Node::quick_end (false: Finalize decides).
+  static bool PassesEnd(const Node& n, const Frame& f, const Eval& ev) {
+    if (!n.quick_end) return false;
+    if ((n.has & Node::kType) && !(n.types & (f.is_map ? kTypeObject : kTypeArray))) return false;
+    if (f.is_map)
+      return f.count >= n.min_properties && f.count <= n.max_properties &&
+             (ev.seen & n.required_mask) == n.required_mask;
+    return f.count >= n.min_items && f.count <= n.max_items;
+  }
   // After a value: the parent container (if any) moves past it, its slots for the value
   // dropped.
   [[gnu::always_inline]] bool ChildDone() {
