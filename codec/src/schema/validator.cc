@@ -378,7 +378,8 @@ bool Validator::SpecialDone() {
 // Whether a scalar passes a scalar_plain node: the checks EvalScalarKeywords makes, with
 // no message. False sends the scalar the whole way (which finds the same verdict and, when
 // it counts, says why); so does a length the bytes cannot settle, and an asserted format.
-// Inlined where it is called (OnScalar, LightItem): a call costs about as much as the checks.
+// Inlined where it is called (OnScalar, ScalarChild, JudgeName): a call costs about as
+// much as the checks.
 namespace {
 [[gnu::always_inline]] inline bool PassesPlain(const Node& n, const Validator::Scalar& v,
                                                const Compiled& set, bool format_assertion) {
