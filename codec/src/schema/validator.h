@@ -153,7 +153,7 @@ class Validator {
 
   bool OnScalar(const Scalar& v);
   // A scalar child of a direct frame (Frame::kDirect), read at `offset`.
-  bool ScalarChild(Frame& f, const Scalar& v, uint64_t offset);
+  [[gnu::always_inline]] inline bool ScalarChild(Frame& f, const Scalar& v, uint64_t offset);
   // The subschema of item i of an array due to n (kNone: none).
   static uint32_t ItemNode(const Node& n, uint64_t i) {
     return i < n.prefix_items.size() ? n.prefix_items[i] : n.items;
