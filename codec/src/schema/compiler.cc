@@ -790,9 +790,13 @@ class Compiler {
       return static_cast<uint32_t>(std::lower_bound(w.begin(), w.end(), name) - w.begin());
     };
     for (const auto& r : n->required) n->required_w.push_back(index(r));
-    for (uint32_t r : n->required_w) n->required_mask |= r < 64 ? uint64_t{1} << r : 0;
-    for (uint32_t r : n->required_w)
-      if (r >= 64) n->required_mask = 0;
+    for (uint32_t r : n->required_w) {
+      if (r >= 64) {
+        n->required_mask = 0;
+        break;
+      }
+      n->required_mask |= uint64_t{1} << r;
+    }
     for (const auto& d : n->dependent_required) {
       std::vector<uint32_t> req;
       for (const auto& r : d.required) req.push_back(index(r));

@@ -972,12 +972,7 @@ bool Validator::OnEnd() {
   extras_used_ = f.extras_begin;
   frames_.pop();
   for (uint32_t e = evals_begin; e < end; e = evals_[e].subtree_end) {
-    const Eval& r = evals_[e];
-    if (r.owner == kNone) {
-      if (!r.valid) failed_ = true;
-    } else {
-      Deliver(r.owner, r.owner_kind, r.valid, frames_.back().count, frames_.back().key);
-    }
+    DeliverRoot(evals_[e]);
   }
   evals_.resize(evals_begin);
   if (capture) {
@@ -998,12 +993,7 @@ bool Validator::CloseDirect(Frame& f) {
   }
   extras_used_ = f.extras_begin;
   frames_.pop();
-  const Eval& r = evals_[e];
-  if (r.owner == kNone) {
-    if (!r.valid) failed_ = true;
-  } else {
-    Deliver(r.owner, r.owner_kind, r.valid, frames_.back().count, frames_.back().key);
-  }
+  DeliverRoot(evals_[e]);
   evals_.pop_back();
   return ChildDone();
 }

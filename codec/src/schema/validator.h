@@ -240,6 +240,15 @@ class Validator {
     }
     DeliverOther(owner, kind, ok, index, key);
   }
+  // A closed container's root evaluation: its verdict to the Eval that applied it (the
+  // frame popped: the parent's current child is the container), or to the payload's.
+  void DeliverRoot(const Eval& r) {
+    if (r.owner == kNone) {
+      if (!r.valid) failed_ = true;
+    } else {
+      Deliver(r.owner, r.owner_kind, r.valid, frames_.back().count, frames_.back().key);
+    }
+  }
   void DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key);
   // Where the slots of the frame's current child end when the child is done: the item
   // slots an array keeps stay.
