@@ -420,7 +420,7 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (f.mode == Frame::kDirect) return ScalarChild(f, v, offset);
+    if (f.mode >= Frame::kDirect) return ScalarChild(f, v, offset);  // (or kLone)
     if (!f.is_map) PrepareItem(f);
     slots_begin = f.slots_begin;
     if (f.capture) {
@@ -462,6 +462,11 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
   const uint32_t end = (f.rest_lengths & LengthBit(key.size())) != 0
                            ? static_cast<uint32_t>(evals_.size())
                            : f.evals_begin + 1;
+  if (end == f.evals_begin + 1 && !f.capture && Lone(evals_[f.evals_begin])) {
+    f.mode = Frame::kLone;
+    return DirectKey(f, key, offset);
+  }
+  f.mode = Frame::kEach;
   // No Eval is made while a name is looked at (propertyNames judges a scalar): the
   // pointer stays good.
   Eval* const evals = evals_.data();
@@ -519,9 +524,9 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
 }
 
 bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
-  // EachKey's work for the frame's one evaluation, with the member's subschema kept in
-  // the frame instead of a slot (a direct_map node has no patternProperties, tracking or
-  // unevaluatedProperties).
+  // EachKey's work for the frame's first evaluation, with the member's subschema kept in
+  // the frame instead of a slot (a direct_map node, like a Lone evaluation, has no
+  // patternProperties, tracking or unevaluatedProperties).
   f.child = kNone;
   Eval& ev = evals_[f.evals_begin];
   const Node& n = nodes_[ev.node];
@@ -666,9 +671,10 @@ bool Validator::OnBegin(bool is_map) {
     if (p.expect_key)
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a container as a map key has no JSON Schema instance");
-    if (p.mode == Frame::kDirect) {
+    if (p.mode >= Frame::kDirect) {
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
+      // (Or the lone member's: Frame::kLone.)
       const Eval& pe = evals_[p.evals_begin];
       const uint32_t c = !pe.valid && !pe.committed ? kNone
                          : p.is_map                 ? p.child

@@ -130,6 +130,11 @@ class Validator {
     //   DirectKey (into `child`), an item's read from the node; a scalar is judged against
     //   it at once (ScalarChild), and a container opens its frame from it (OnBegin), with
     //   no slot.
+    // - kLone: a kEach map (not captured) whose current member is lone: a name only its
+    //   first evaluation has work for (the frame's only one, or a name past a planned
+    //   frame's rest_lengths), when that evaluation takes a name as a direct frame's does
+    //   (Lone). The member is then read as a direct frame's: DirectKey keeps its
+    //   subschema in `child`, with no slot. The next name sets the mode again (EachKey).
     union {
       uint64_t stable_from = 0;  // arrays
       // Maps: the ObjectPlan::rest_lengths of a planned frame (a name of another length
@@ -138,9 +143,9 @@ class Validator {
     };
     union {
       uint32_t item_slots_end = 0;  // kKept
-      uint32_t child;               // kDirect maps: the current member's subschema, or kNone
+      uint32_t child;               // kDirect, kLone: the current member's subschema, or kNone
     };
-    enum Mode : uint8_t { kEach, kKept, kDirect } mode = kEach;
+    enum Mode : uint8_t { kEach, kKept, kDirect, kLone } mode = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -166,8 +171,13 @@ class Validator {
     f.expect_key = false;
     return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : EachKey(f, key, offset);
   }
-  // A member name in a direct frame (Frame::kDirect) / in any other.
+  // A member name in a direct frame (Frame::kDirect) or a lone member / in any other.
   bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
+  // Whether an evaluation takes a member name as a direct frame's does: at most one
+  // subschema for the member (no patternProperties), and no record of it (no tracking).
+  bool Lone(const Eval& ev) const {
+    return !ev.tracks && !(nodes_[ev.node].key_work & (Node::kKeyPatterns | Node::kKeyUneval));
+  }
   bool EachKey(Frame& f, std::string_view key, uint64_t offset);
   // What both do with a watched name, a member additionalProperties refuses, and a name
   // propertyNames judges. False when stopped.

@@ -385,6 +385,77 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   EXPECT_EQ(all[0].message, "/items/maximum: 18446744073709551616 is above the maximum 10");
 }
 
+// A member of a map read the ordinary way (Frame::kEach) that only the map's first
+// evaluation has work for, when that evaluation has no patternProperties and tracks
+// nothing, is read as a direct frame's member (Frame::kLone): its subschema kept in the
+// frame, with no slot. Such members are the names outside an if / then branch's
+// properties (a planned map's rest_lengths) and every name of a map whose one evaluation
+// is not direct (name_judged anyOf / oneOf branches). "unevaluatedProperties": true changes
+// no verdict but makes the evaluation track its members, which turns the lone path off:
+// every instance must get the same violations (offset, path, message) either way.
+TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
+  const std::vector<std::string> schemas = {
+      R"({"type":"object","required":["id","kind"],"properties":{"id":{"type":"integer","minimum":0},"kind":{"enum":["a","b"]},"sub":{"properties":{"x":{"type":"boolean"}},"additionalProperties":false},"tags":{"type":"array","items":{"type":"string","maxLength":3},"uniqueItems":true},"deeper":{"anyOf":[{"type":"null"},{"properties":{"y":{"const":1}}}]}},"additionalProperties":false,"if":{"properties":{"flag":{"type":"null"}}},"then":{"properties":{"kind":{"const":"a"}}}})",
+      R"({"properties":{"id":{"type":"integer"},"tags":{"type":"array","maxItems":1},"sub":{"type":"object","required":["k"]}},"anyOf":[{"required":["id"]},{"required":["tags"]}],"propertyNames":{"maxLength":4},"additionalProperties":{"type":"string"}})",
+      R"({"properties":{"id":{"type":"integer"},"sub":{"items":{"maximum":2}}},"dependentRequired":{"id":["kind"]},"oneOf":[{"required":["id"]},{"required":["q"]}],"additionalProperties":{"type":["string","null"]},"maxProperties":3})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"a":A}})", R"({"a":X})"},
+      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
+      {R"({"not":A})", "X"},
+      {R"({"items":A})", "[X,{}]"},
+  };
+  const std::vector<std::string> instances = {
+      "{}",
+      R"({"id":1,"kind":"a"})",
+      R"({"id":-1,"kind":"c","sub":{"x":1,"y":2}})",
+      R"({"id":1,"kind":"b","flag":null})",
+      R"({"id":1,"kind":"a","flag":null,"tags":["ab","ab","abcd"]})",
+      R"({"id":"1","sub":{},"deeper":{"y":2},"extra":3})",
+      R"({"sub":[1,3],"tags":[{},[]],"deeper":null})",
+      R"({"id":2,"kind":null,"sub":{"k":[1]},"q":"x"})",
+      R"({"kind":"a","toolong":1,"tags":[1]})",
+      R"({"id":1,"deeper":[{"y":1}],"sub":{"x":true}})",
+      "[]",
+      "3",
+  };
+  int compared = 0, refused = 0;
+  for (const std::string& schema : schemas) {
+    for (const auto& [context, place] : contexts) {
+      const size_t hole = context.find('A');
+      std::string lone = context, tracked = context;
+      lone.replace(hole, 1, schema);
+      std::string tracking = schema;
+      tracking.insert(tracking.size() - 1, R"(,"unevaluatedProperties":true)");
+      tracked.replace(hole, 1, tracking);
+      auto a = One(lone);
+      auto b = One(tracked);
+      ASSERT_TRUE(a && b) << lone;
+      for (const std::string& x : instances) {
+        std::string instance = place;
+        instance.replace(instance.find('X'), 1, x);
+        std::vector<Status> lone_all, tracked_all;
+        const Status ls = Check(*a, Format::kJson, instance, &lone_all);
+        const Status ts = Check(*b, Format::kJson, instance, &tracked_all);
+        SCOPED_TRACE(lone + " " + instance);
+        EXPECT_EQ(ls.code, ts.code);
+        ASSERT_EQ(lone_all.size(), tracked_all.size());
+        for (size_t i = 0; i < lone_all.size(); ++i) {
+          EXPECT_EQ(lone_all[i].offset, tracked_all[i].offset);
+          EXPECT_EQ(lone_all[i].path, tracked_all[i].path);
+          EXPECT_EQ(lone_all[i].message, tracked_all[i].message);
+        }
+        ++compared;
+        refused += !ls.ok();
+      }
+    }
+  }
+  EXPECT_EQ(compared, 3 * 5 * 12);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 8);
+}
+
 TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
   // CBOR {1: h'0102'}: the member "1" holds the base64url text "AQI".
   auto set = One(R"({"properties":{"1":{"const":"AQI"}},"required":["1"]})");
