@@ -137,11 +137,14 @@ struct Node {
   // A map / an array due to this node alone is read directly
   // (Validator's direct frames): its member or item's subschema is looked up and applied
   // with no slot, and a container child opens its own frame from it. So: true, or a
-  // schema with nothing in place, no tracking, no const, enum or uniqueItems (no capture),
-  // and for a map no patternProperties (a member has at most one subschema), for an array
-  // no contains; never in a set with dynamic scopes.
+  // schema with nothing in place, no tracking, no const or enum, and for a map no
+  // patternProperties (a member has at most one subschema), for an array no contains;
+  // never in a set with dynamic scopes. A direct array frame of a node with uniqueItems
+  // captures its items, as a direct frame inside a captured value does
+  // (Validator::OpenDirect).
   bool direct_map = false;
   bool direct_array = false;
+  bool captures_items = false;  // direct_array with uniqueItems
   // A direct frame of this node that ends may be passed by its type, its counts and
   // required_mask alone (no dependentRequired; every required name among the first 64
   // watched): Finalize runs only when those fail, for the messages.
@@ -205,6 +208,9 @@ struct Node {
   uint32_t pattern = kNone;  // Compiled::regexes
 
   uint64_t min_items = 0, max_items = kNoLimit;
+  // The most items a quick_end array passes with: max_items, at most 1 with uniqueItems
+  // (more: Finalize compares them).
+  uint64_t quick_max_items = kNoLimit;
   std::vector<uint32_t> prefix_items;  // prefixItems, or items as an array (drafts < 2020-12)
   uint32_t items = kNone;              // every item after the prefix
   uint32_t contains = kNone;

@@ -1049,11 +1049,14 @@ class Compiler {
       return;
     }
     if (n->kind != Node::kSchema || n->has_in_place || n->tracks_evaluated ||
-        (n->has & (Node::kConst | Node::kEnum | Node::kUniqueItems)))
+        (n->has & (Node::kConst | Node::kEnum)))
       return;
+    // (uniqueItems: a direct array frame captures its items; a map has no use for it.)
     n->direct_map = n->pattern_properties.empty() && n->unevaluated_properties == kNone;
     n->direct_array = n->contains == kNone && n->unevaluated_items == kNone;
     n->quick_end = n->dependent_required_w.empty() && (n->required_w.empty() || n->required_mask);
+    n->captures_items = n->direct_array && (n->has & Node::kUniqueItems);
+    n->quick_max_items = n->captures_items ? std::min<uint64_t>(n->max_items, 1) : n->max_items;
   }
 
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,

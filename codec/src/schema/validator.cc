@@ -420,14 +420,11 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (f.mode >= Frame::kDirect) return ScalarChild(f, v, offset);  // (or kLone)
+    if (f.mode >= Frame::kLone) return ScalarChild(f, v, offset);  // kLone, kDirect
+    if (f.capture && !CaptureScalar(v)) return false;
+    if (f.mode == Frame::kCaptured) return ScalarChild(f, v, offset);
     if (!f.is_map) PrepareItem(f);
     slots_begin = f.slots_begin;
-    if (f.capture) {
-      marks_.push_back(canon_.size());
-      Canonical(v, &canon_);
-      if (!Account()) return false;
-    }
   }
   item_offset_ = offset;
   const size_t n = slots_.size();
@@ -452,21 +449,27 @@ bool Validator::OnScalar(const Scalar& v) {
   return ChildDone();
 }
 
-bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
-  if (f.capture) {
-    marks_.push_back(canon_.size());
-    canonical::String(canon_, key);
-    if (!Account()) return false;
-  }
-  // (A planned frame's evaluations are all of evals_ from evals_begin.)
-  const uint32_t end = (f.rest_lengths & LengthBit(key.size())) != 0
-                           ? static_cast<uint32_t>(evals_.size())
-                           : f.evals_begin + 1;
-  if (end == f.evals_begin + 1 && !f.capture && Lone(evals_[f.evals_begin])) {
+bool Validator::MapKey(Frame& f, std::string_view key, uint64_t offset) {
+  // (Calls in tail position only: no frame of its own.)
+  if (f.capture) return CapturedKey(f, key, offset);
+  if (Lone(f, key)) {
     f.mode = Frame::kLone;
     return DirectKey(f, key, offset);
   }
   f.mode = Frame::kEach;
+  return EachKey(f, key, offset);
+}
+
+bool Validator::CapturedKey(Frame& f, std::string_view key, uint64_t offset) {
+  if (!CaptureKey(key)) return false;
+  return f.mode == Frame::kCaptured ? DirectKey(f, key, offset) : EachKey(f, key, offset);
+}
+
+bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
+  // (A planned frame's evaluations are all of evals_ from evals_begin.)
+  const uint32_t end = (f.rest_lengths & LengthBit(key.size())) != 0
+                           ? static_cast<uint32_t>(evals_.size())
+                           : f.evals_begin + 1;
   // No Eval is made while a name is looked at (propertyNames judges a scalar): the
   // pointer stays good.
   Eval* const evals = evals_.data();
@@ -671,17 +674,19 @@ bool Validator::OnBegin(bool is_map) {
     if (p.expect_key)
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a container as a map key has no JSON Schema instance");
-    if (p.mode >= Frame::kDirect) {
+    if (p.mode >= Frame::kCaptured) {
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
-      // (Or the lone member's: Frame::kLone.)
+      // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured.)
       const Eval& pe = evals_[p.evals_begin];
       const uint32_t c = !pe.valid && !pe.committed ? kNone
                          : p.is_map                 ? p.child
                                                     : ItemNode(nodes_[pe.node], p.count);
       if (c != kNone) {
-        if (Direct(nodes_[c], is_map))
-          return OpenDirect(c, p.evals_begin, kMust, pe.committed, is_map, offset);
+        if (Direct(nodes_[c], is_map)) {
+          if (p.capture) marks_.push_back(canon_.size());
+          return OpenDirect(c, p.evals_begin, kMust, pe.committed, is_map, offset, p.capture);
+        }
         slots_.push_back(Slot{p.evals_begin, c, kMust});
       }
     } else if (!p.is_map) {
@@ -692,12 +697,12 @@ bool Validator::OnBegin(bool is_map) {
     if (capture) marks_.push_back(canon_.size());
   }
   const size_t n = slots_.size();
-  if (n == slots_begin + 1 && !capture) {
+  if (n == slots_begin + 1) {
     const Slot& s = slots_[slots_begin];
     if (Direct(nodes_[s.node], is_map))
       return OpenDirect(s.node, s.owner, s.kind,
                         s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed), is_map,
-                        offset);
+                        offset, capture);
   }
   // Filled in place (a Frame built aside and copied costs a stall per field), pushed last:
   // a violation found while the Evals are made has the parent's path.
@@ -749,11 +754,7 @@ bool Validator::OnBegin(bool is_map) {
   }
   f.capture = capture;
   f.mode = Frame::kEach;
-  if (capture) {
-    f.canon_begin = canon_.size();
-    f.marks_begin = static_cast<uint32_t>(marks_.size());
-    canon_.push_back(is_map ? '{' : '[');
-  }
+  if (capture) OpenCapture(f);
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
@@ -762,7 +763,7 @@ bool Validator::OnBegin(bool is_map) {
 }
 
 bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed,
-                           bool is_map, uint64_t offset) {
+                           bool is_map, uint64_t offset, bool capture) {
   // As OnBegin and CreateEval make a frame and its one evaluation (no scope: direct frames
   // are never in a set with dynamic scopes).
   const Node& n = nodes_[node];
@@ -780,8 +781,12 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   f.evals_begin = e;
   f.slots_begin = static_cast<uint32_t>(slots_.size());
   f.extras_begin = extras_used_;
-  f.capture = false;
+  f.capture = capture || (!is_map && n.captures_items);
   f.mode = Frame::kDirect;
+  if (f.capture) {
+    f.mode = Frame::kCaptured;
+    OpenCapture(f);
+  }
   f.child = kNone;
   f.key = {};
   frames_.push_next();
@@ -951,16 +956,8 @@ bool Validator::OnEnd() {
   if (stopped_) return false;
   Frame& f = frames_.back();
   if (f.mode == Frame::kDirect) return CloseDirect(f);
-  if (f.capture) {
-    if (f.is_map) {
-      std::vector<size_t> starts(marks_.begin() + f.marks_begin, marks_.end());
-      // members: a key mark, then the value's own mark; keep the keys' (every other one)
-      std::vector<size_t> keys;
-      for (size_t i = 0; i < starts.size(); i += 2) keys.push_back(starts[i]);
-      canonical::SortMembers(canon_, f.canon_begin + 1, canon_.size(), keys, 0);
-    }
-    canon_.push_back(f.is_map ? '}' : ']');
-  }
+  if (f.mode == Frame::kCaptured) return CloseDirectCaptured(f);
+  if (f.capture) CloseCapture(f);
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
     if (!evals_[e].ends) continue;
@@ -981,16 +978,47 @@ bool Validator::OnEnd() {
     DeliverRoot(evals_[e]);
   }
   evals_.resize(evals_begin);
-  if (capture) {
-    marks_.resize(marks_begin);
-    if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);
-  }
+  if (capture) DropCapture(canon_begin, marks_begin);
   return ChildDone();
 }
 
+void Validator::OpenCapture(Frame& f) {
+  f.canon_begin = canon_.size();
+  f.marks_begin = static_cast<uint32_t>(marks_.size());
+  canon_.push_back(f.is_map ? '{' : '[');
+}
+
+void Validator::CloseCapture(const Frame& f) {
+  if (f.is_map) {
+    std::vector<size_t> starts(marks_.begin() + f.marks_begin, marks_.end());
+    // members: a key mark, then the value's own mark; keep the keys' (every other one)
+    std::vector<size_t> keys;
+    for (size_t i = 0; i < starts.size(); i += 2) keys.push_back(starts[i]);
+    canonical::SortMembers(canon_, f.canon_begin + 1, canon_.size(), keys, 0);
+  }
+  canon_.push_back(f.is_map ? '}' : ']');
+}
+
+void Validator::DropCapture(size_t canon_begin, uint32_t marks_begin) {
+  marks_.resize(marks_begin);
+  if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);
+}
+
+bool Validator::CaptureKey(std::string_view key) {
+  marks_.push_back(canon_.size());
+  canonical::String(canon_, key);
+  return Account();
+}
+
+bool Validator::CaptureScalar(const Scalar& v) {
+  marks_.push_back(canon_.size());
+  Canonical(v, &canon_);
+  return Account();
+}
+
 bool Validator::CloseDirect(Frame& f) {
-  // OnEnd for a direct frame: its one evaluation (the last in evals_), nothing captured,
-  // no slots of its own.
+  // OnEnd for a direct frame: its one evaluation (the last in evals_), no slots of its
+  // own.
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
   if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
@@ -1001,6 +1029,24 @@ bool Validator::CloseDirect(Frame& f) {
   frames_.pop();
   DeliverRoot(evals_[e]);
   evals_.pop_back();
+  return ChildDone();
+}
+
+bool Validator::CloseDirectCaptured(Frame& f) {
+  CloseCapture(f);
+  const uint32_t e = f.evals_begin;
+  const Eval& ev = evals_[e];
+  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
+    Finalize(e, f);
+    if (stopped_) return false;
+  }
+  const size_t canon_begin = f.canon_begin;
+  const uint32_t marks_begin = f.marks_begin;
+  extras_used_ = f.extras_begin;
+  frames_.pop();
+  DeliverRoot(evals_[e]);
+  evals_.pop_back();
+  DropCapture(canon_begin, marks_begin);
   return ChildDone();
 }
 

@@ -130,6 +130,9 @@ class Validator {
     //   DirectKey (into `child`), an item's read from the node; a scalar is judged against
     //   it at once (ScalarChild), and a container opens its frame from it (OnBegin), with
     //   no slot.
+    // - kCaptured: a direct frame that is captured: an array with uniqueItems, or any
+    //   direct frame inside a captured value. Read as kDirect, its children's canonical
+    //   bytes and marks made first (EachKey, OnScalar); closed by CloseDirectCaptured.
     // - kLone: a kEach map (not captured) whose current member is lone: a name only its
     //   first evaluation has work for (the frame's only one, or a name past a planned
     //   frame's rest_lengths), when that evaluation takes a name as a direct frame's does
@@ -143,9 +146,10 @@ class Validator {
     };
     union {
       uint32_t item_slots_end = 0;  // kKept
-      uint32_t child;               // kDirect, kLone: the current member's subschema, or kNone
+      uint32_t child;  // kCaptured, kLone, kDirect: the current member's subschema, or kNone
     };
-    enum Mode : uint8_t { kEach, kKept, kDirect, kLone } mode = kEach;
+    // (In this order: OnScalar and OnBegin compare.)
+    enum Mode : uint8_t { kEach, kKept, kCaptured, kLone, kDirect } mode = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -169,16 +173,26 @@ class Validator {
     have_offset_ = false;
     f.key = key;
     f.expect_key = false;
-    return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : EachKey(f, key, offset);
+    return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : MapKey(f, key, offset);
   }
-  // A member name in a direct frame (Frame::kDirect) or a lone member / in any other.
-  bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
-  // Whether an evaluation takes a member name as a direct frame's does: at most one
-  // subschema for the member (no patternProperties), and no record of it (no tracking).
-  bool Lone(const Eval& ev) const {
+  // A member name in any frame but a kDirect one: its capture, then DirectKey for a
+  // kCaptured frame or a lone member, EachKey for any other.
+  bool MapKey(Frame& f, std::string_view key, uint64_t offset);
+  [[gnu::noinline]] bool CapturedKey(Frame& f, std::string_view key, uint64_t offset);
+  // A member name in a direct frame or a lone member / in any other (both after its
+  // capture).
+  [[gnu::noinline]] bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
+  // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
+  // evaluation has work for it (its length is past rest_lengths, or there is no other),
+  // and that evaluation takes a name as a direct frame's does: at most one subschema for
+  // the member (no patternProperties), and no record of it (no tracking).
+  bool Lone(const Frame& f, std::string_view key) const {
+    const Eval& ev = evals_[f.evals_begin];
+    if ((f.rest_lengths & LengthBit(key.size())) != 0 && &ev + 1 != evals_.data() + evals_.size())
+      return false;
     return !ev.tracks && !(nodes_[ev.node].key_work & (Node::kKeyPatterns | Node::kKeyUneval));
   }
-  bool EachKey(Frame& f, std::string_view key, uint64_t offset);
+  [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);
   // What both do with a watched name, a member additionalProperties refuses, and a name
   // propertyNames judges. False when stopped.
   void Watch(Eval& ev, uint32_t w);
@@ -188,14 +202,16 @@ class Validator {
   // Whether a container due to n alone opens a direct frame.
   static bool Direct(const Node& n, bool is_map) { return is_map ? n.direct_map : n.direct_array; }
   // Opens a direct frame of `node` for the container at `offset`, its verdict for `owner`
-  // as `kind`.
+  // as `kind`; captured when its parent is (`capture`: the container's mark made), or for
+  // an array with uniqueItems.
   bool OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed, bool is_map,
-                  uint64_t offset);
+                  uint64_t offset, bool capture);
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
   bool OnEnd();
-  bool CloseDirect(Frame& f);  // OnEnd of a direct frame
+  bool CloseDirect(Frame& f);                            // OnEnd of a direct frame (kDirect)
+  [[gnu::noinline]] bool CloseDirectCaptured(Frame& f);  // of a kCaptured one
   // Whether a direct frame's evaluation passes what Finalize would check at its end, when
   // its node has Node::quick_end (false: Finalize decides).
   static bool PassesEnd(const Node& n, const Frame& f, const Eval& ev) {
@@ -204,8 +220,18 @@ class Validator {
     if (f.is_map)
       return f.count >= n.min_properties && f.count <= n.max_properties &&
              (ev.seen & n.required_mask) == n.required_mask;
-    return f.count >= n.min_items && f.count <= n.max_items;
+    return f.count >= n.min_items && f.count <= n.quick_max_items;
   }
+  // A captured container's start (its canonical bytes and marks from here; its opening
+  // mark), and its end: its members sorted (maps), its closing mark.
+  [[gnu::noinline]] void OpenCapture(Frame& f);
+  void CloseCapture(const Frame& f);
+  // With the container's frame popped: its marks dropped, and its canonical bytes too when
+  // nothing around it is captured.
+  void DropCapture(size_t canon_begin, uint32_t marks_begin);
+  // A member name / a scalar child of a captured container: its mark and canonical bytes.
+  [[gnu::noinline]] bool CaptureKey(std::string_view key);
+  [[gnu::noinline]] bool CaptureScalar(const Scalar& v);
   // After a value: the parent container (if any) moves past it, its slots for the value
   // dropped.
   [[gnu::always_inline]] bool ChildDone() {
@@ -214,7 +240,8 @@ class Validator {
       return !stopped_;
     }
     Frame& p = frames_.back();
-    slots_.resize(SlotsAfterChild(p));
+    // (Only ever fewer: erased at the end, which for a trivial type is setting the end.)
+    slots_.erase(slots_.begin() + SlotsAfterChild(p), slots_.end());
     ++p.count;
     if (p.is_map) p.expect_key = true;
     return !stopped_ && AccountExtras();

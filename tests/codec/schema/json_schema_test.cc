@@ -272,14 +272,15 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
   EXPECT_GT(refused, compared / 4);
 }
 
-// A container due to one subschema with nothing in place and nothing captured
+// A container due to one subschema with nothing in place, no const and no enum
 // (Node::direct_map / direct_array) is read in a direct frame: each member's or item's
 // subschema is applied with no slot, and a container child opens its own frame from it,
-// direct or not. {"allOf":[A]} is the same schema A read the ordinary way, with an
-// evaluation per subschema and a slot per child: every instance must get the same
-// violations (offset, path, message less the "/allOf/0" step) either way, where A is
-// the payload's schema, a committed member's, a branch's (anyOf, not), or applied as
-// contains or unevaluatedProperties.
+// direct or not. A direct array with uniqueItems, and a direct frame inside a captured
+// value, capture their children (Frame::kCaptured). {"allOf":[A]} is the same schema A read the
+// ordinary way, with an evaluation per subschema and a slot per child: every instance must get the
+// same violations (offset, path, message less the "/allOf/0" step) either way, where A is the
+// payload's schema, a committed member's, a branch's (anyOf, not), or applied as contains or
+// unevaluatedProperties.
 TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   const std::vector<std::string> schemas = {
       R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90}],"items":{"type":"number"}})",
@@ -293,6 +294,10 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       R"({"additionalProperties":false,"properties":{"a":true,"b":{"type":["array","null"],"prefixItems":[{"type":"object"}],"items":{"anyOf":[{"type":"integer"},{"required":["x"]}]}}}})",
       R"({"type":"array","items":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}})",
       R"({"properties":{"p":{"properties":{"q":{"properties":{"r":{"const":1}}}}},"e":{"enum":[[1],{"a":2}]}}})",
+      R"({"uniqueItems":true,"maxItems":4,"items":{"type":["integer","string","object","array"]}})",
+      R"({"uniqueItems":true,"items":{"properties":{"a":{"items":{"maximum":3}}},"additionalProperties":{"type":"integer"}}})",
+      R"({"properties":{"u":{"uniqueItems":true,"minItems":1},"b":{"items":{"uniqueItems":true}}}})",
+      R"({"enum":[[{"a":[1]}],[],{"u":[[],{}]}],"items":{"properties":{"a":{"items":{"type":"integer"}}}}})",
   };
   // X: where the instance goes.
   const std::vector<std::pair<std::string, std::string>> contexts = {
@@ -330,6 +335,11 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       R"({"p":{"q":{"r":1,"s":[{}]}},"e":[2]})",
       "1",
       R"("x")",
+      "[1,1]",
+      R"([{"a":[1]},{"a":[1.0]}])",
+      R"([{"x":1,"y":2},{"y":2,"x":1},{"x":1}])",
+      R"([[1,"a"],[1,"a"],[2]])",
+      R"({"u":[[],{},[],1],"b":[[1,2],[3,3],{"a":[4]}]})",
   };
   auto strip = [](std::string s) {
     const size_t at = s.find("/allOf/0");
@@ -367,7 +377,7 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       }
     }
   }
-  EXPECT_EQ(compared, 11 * 6 * 26);
+  EXPECT_EQ(compared, 15 * 6 * 31);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 4);
   // A CBOR bignum (2^64) read back as a number inside a direct frame's array: [1,
@@ -383,6 +393,36 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   EXPECT_EQ(all[0].path, "/1");
   EXPECT_EQ(all[0].offset, 2u);
   EXPECT_EQ(all[0].message, "/items/maximum: 18446744073709551616 is above the maximum 10");
+}
+
+// Direct frames that capture (an array with uniqueItems, any direct frame inside a
+// captured value) compare maps whatever the order of their members, and numbers by
+// value, at every depth (JSON Schema's instance equality).
+TEST(JsonSchema, CapturedDirectFramesCompareValuesNotText) {
+  auto set = One(
+      R"({"uniqueItems":true,"items":{"items":{"properties":{"a":{"items":{"additionalProperties":{"type":"integer"}}}}}}})");
+  ASSERT_TRUE(set);
+  struct Case {
+    const char* instance;
+    bool unique;
+  };
+  const Case cases[] = {
+      {R"([[{"a":[1,{"b":2,"c":3}]}],[{"a":[1.0,{"c":3,"b":2}]}]])", false},
+      {R"([[{"a":[1,{"b":2,"c":3}]}],[{"a":[1,{"c":3,"b":4}]}]])", true},
+      {R"([[{"x":1,"y":2}],[{"y":2,"x":1}],[]])", false},
+      {R"([[{"x":1,"y":2}],[{"y":2,"z":1}],[{"x":1}]])", true},
+      {R"([[],[[]],[{}]])", true},
+      {R"([[{}],[{}]])", false},
+  };
+  for (const Case& c : cases) {
+    std::vector<Status> all;
+    const Status s = Check(*set, Format::kJson, c.instance, &all);
+    EXPECT_EQ(s.ok(), c.unique) << c.instance;
+    if (!c.unique) {
+      ASSERT_EQ(all.size(), 1u) << c.instance;
+      EXPECT_EQ(all[0].message, "/uniqueItems: items 0 and 1 are equal") << c.instance;
+    }
+  }
 }
 
 // A member of a map read the ordinary way (Frame::kEach) that only the map's first
