@@ -421,6 +421,7 @@ bool Validator::OnScalar(const Scalar& v) {
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
     if (f.mode >= Frame::kLone) return ScalarChild(f, v, offset);  // kLone, kDirect
+    if (f.mode == Frame::kPending) StartCapture(f);
     if (f.capture && !CaptureScalar(v)) return false;
     if (f.mode == Frame::kCaptured) return ScalarChild(f, v, offset);
     if (!f.is_map) PrepareItem(f);
@@ -674,10 +675,12 @@ bool Validator::OnBegin(bool is_map) {
     if (p.expect_key)
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a container as a map key has no JSON Schema instance");
-    if (p.mode >= Frame::kCaptured) {
+    if (p.mode >= Frame::kPending) {
+      if (p.mode == Frame::kPending) StartCapture(p);
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
-      // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured.)
+      // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured, or
+      // kPending's, captured from this first item on.)
       const Eval& pe = evals_[p.evals_begin];
       const uint32_t c = !pe.valid && !pe.committed ? kNone
                          : p.is_map                 ? p.child
@@ -781,11 +784,13 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   f.evals_begin = e;
   f.slots_begin = static_cast<uint32_t>(slots_.size());
   f.extras_begin = extras_used_;
-  f.capture = capture || (!is_map && n.captures_items);
+  f.capture = capture;
   f.mode = Frame::kDirect;
-  if (f.capture) {
+  if (capture) {
     f.mode = Frame::kCaptured;
     OpenCapture(f);
+  } else if (!is_map && n.captures_items) {
+    f.mode = Frame::kPending;
   }
   f.child = kNone;
   f.key = {};
@@ -957,6 +962,7 @@ bool Validator::OnEnd() {
   Frame& f = frames_.back();
   if (f.mode == Frame::kDirect) return CloseDirect(f);
   if (f.mode == Frame::kCaptured) return CloseDirectCaptured(f);
+  if (f.mode == Frame::kPending) return CloseDirect(f);  // (no item came)
   if (f.capture) CloseCapture(f);
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
@@ -982,6 +988,12 @@ bool Validator::OnEnd() {
   return ChildDone();
 }
 
+void Validator::StartCapture(Frame& f) {
+  f.mode = Frame::kCaptured;
+  f.capture = true;
+  OpenCapture(f);
+}
+
 void Validator::OpenCapture(Frame& f) {
   f.canon_begin = canon_.size();
   f.marks_begin = static_cast<uint32_t>(marks_.size());
@@ -1000,7 +1012,7 @@ void Validator::CloseCapture(const Frame& f) {
 }
 
 void Validator::DropCapture(size_t canon_begin, uint32_t marks_begin) {
-  marks_.resize(marks_begin);
+  marks_.erase(marks_.begin() + marks_begin, marks_.end());  // (only ever fewer)
   if (frames_.empty() || !frames_.back().capture) canon_.resize(canon_begin);
 }
 

@@ -132,7 +132,10 @@ class Validator {
     //   no slot.
     // - kCaptured: a direct frame that is captured: an array with uniqueItems, or any
     //   direct frame inside a captured value. Read as kDirect, its children's canonical
-    //   bytes and marks made first (EachKey, OnScalar); closed by CloseDirectCaptured.
+    //   bytes and marks made first (MapKey, OnScalar); closed by CloseDirectCaptured.
+    // - kPending: a direct array with uniqueItems (Node::captures_items) outside any
+    //   captured value, before its first item: that item makes it kCaptured
+    //   (StartCapture), so an empty one is never captured.
     // - kLone: a kEach map (not captured) whose current member is lone: a name only its
     //   first evaluation has work for (the frame's only one, or a name past a planned
     //   frame's rest_lengths), when that evaluation takes a name as a direct frame's does
@@ -149,7 +152,7 @@ class Validator {
       uint32_t child;  // kCaptured, kLone, kDirect: the current member's subschema, or kNone
     };
     // (In this order: OnScalar and OnBegin compare.)
-    enum Mode : uint8_t { kEach, kKept, kCaptured, kLone, kDirect } mode = kEach;
+    enum Mode : uint8_t { kEach, kKept, kPending, kCaptured, kLone, kDirect } mode = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -225,6 +228,7 @@ class Validator {
   // A captured container's start (its canonical bytes and marks from here; its opening
   // mark), and its end: its members sorted (maps), its closing mark.
   [[gnu::noinline]] void OpenCapture(Frame& f);
+  [[gnu::noinline]] void StartCapture(Frame& f);  // a kPending frame's first item
   void CloseCapture(const Frame& f);
   // With the container's frame popped: its marks dropped, and its canonical bytes too when
   // nothing around it is captured.
