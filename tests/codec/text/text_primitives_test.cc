@@ -1,5 +1,6 @@
-// codec/src/text/decimal.h and utf8.h: the hand-written fast paths, each against an
-// independent reference (std::to_chars; the byte-by-byte RFC 3629 check).
+// codec/src/text/decimal.h, utf8.h and same_bytes.h: the hand-written fast paths, each
+// against an independent reference (std::to_chars; the byte-by-byte RFC 3629 check;
+// std::string_view's ==).
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "rosetta/codec/output.h"
 #include "text/decimal.h"
 #include "text/double_text.h"
+#include "text/same_bytes.h"
 #include "text/utf8.h"
 
 namespace rosetta::codec {
@@ -258,6 +260,31 @@ TEST(ValidUtf8, AgreesWithTheByteByByteCheck) {
   }
   EXPECT_GT(valid, 80000);
   EXPECT_GT(invalid, 50000);
+}
+
+// Every length up to 80 (the word-compare cases and memcmp past them), a difference at
+// every position of each, equal views at different addresses, and the bytes around the
+// views different (nothing outside a view may count).
+TEST(SameBytes, AgreesWithStringViewEquality) {
+  int compared = 0;
+  for (size_t n = 0; n <= 80; ++n) {
+    std::string a(n + 16, 'x'), b(n + 16, 'y');
+    for (size_t i = 0; i < n; ++i) a[8 + i] = b[8 + i] = static_cast<char>('a' + i % 26);
+    const std::string_view va(a.data() + 8, n), vb(b.data() + 8, n);
+    EXPECT_TRUE(SameBytes(va, vb)) << n;
+    ++compared;
+    for (size_t at = 0; at < n; ++at) {
+      b[8 + at] ^= 0x20;
+      EXPECT_EQ(SameBytes(va, vb), va == vb) << n << " " << at;
+      EXPECT_FALSE(SameBytes(va, vb)) << n << " " << at;
+      b[8 + at] ^= 0x20;
+      ++compared;
+    }
+    if (n > 0) {
+      EXPECT_FALSE(SameBytes(va, std::string_view(b.data() + 8, n - 1))) << n;
+    }
+  }
+  EXPECT_EQ(compared, 81 + 80 * 81 / 2);
 }
 
 }  // namespace
