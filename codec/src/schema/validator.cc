@@ -924,26 +924,20 @@ bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {
   return true;
 }
 
-Validator::Extra& Validator::ExtraOf(Eval& e) {
-  if (e.extra == kNone) {
-    if (extras_used_ == extras_.size()) extras_.emplace_back();
-    Extra& x = extras_[extras_used_];
-    x.claims.clear();
-    x.uneval.clear();
-    x.seen_more.clear();
-    x.claims_all = false;
-    e.extra = extras_used_++;
-  }
-  return extras_[e.extra];
+Validator::Extra& Validator::NewExtra(Eval& e) {
+  if (extras_used_ == extras_.size()) extras_.emplace_back();
+  Extra& x = extras_[extras_used_];
+  x.claims.clear();
+  x.uneval.clear();
+  x.seen_more.clear();
+  x.claims_all = false;
+  e.extra = extras_used_++;
+  return x;
 }
 
-void Validator::SetBit(std::vector<uint64_t>& bits, uint64_t i) {
-  const size_t word = static_cast<size_t>(i >> 6);
-  if (bits.size() <= word) {
-    extra_bytes_ += (word + 1 - bits.size()) * 8;
-    bits.resize(word + 1, 0);
-  }
-  bits[word] |= uint64_t{1} << (i & 63);
+void Validator::GrowBits(std::vector<uint64_t>& bits, size_t word) {
+  extra_bytes_ += (word + 1 - bits.size()) * 8;
+  bits.resize(word + 1, 0);
 }
 
 bool Validator::AccountExtras() {

@@ -298,8 +298,15 @@ class Validator {
   }
   uint32_t ScopeFor(uint32_t node, uint32_t scope);
   uint32_t Dynamic(const Node& n, uint32_t scope) const;
-  Extra& ExtraOf(Eval& e);
-  void SetBit(std::vector<uint64_t>& bits, uint64_t i);
+  Extra& ExtraOf(Eval& e) { return e.extra != kNone ? extras_[e.extra] : NewExtra(e); }
+  [[gnu::noinline]] Extra& NewExtra(Eval& e);
+  void SetBit(std::vector<uint64_t>& bits, uint64_t i) {
+    const size_t word = static_cast<size_t>(i >> 6);
+    if (bits.size() <= word) [[unlikely]]
+      GrowBits(bits, word);
+    bits[word] |= uint64_t{1} << (i & 63);
+  }
+  [[gnu::noinline]] void GrowBits(std::vector<uint64_t>& bits, size_t word);
   // Charges what the evaluations' records (claims, unevaluated children, names past 64)
   // have grown by since the last charge.
   bool AccountExtras();
