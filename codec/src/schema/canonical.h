@@ -50,23 +50,23 @@ inline void String(std::string& o, std::string_view s) {
 }
 
 // Sorts the members of an object whose canonical bytes are o[begin, end) (after its '{'),
-// each member starting at one of `starts` (ascending, all within [begin, end)).
-inline void SortMembers(std::string& o, size_t begin, size_t end, const std::vector<size_t>& starts,
-                        size_t first) {
-  const size_t n = starts.size() - first;
+// n members, member i starting at starts[i * stride] (ascending, all within [begin, end)).
+// `parts` and `sorted` are the caller's buffers, kept between calls; members already in
+// order (most objects of one producer) are left where they are.
+inline void SortMembers(std::string& o, size_t begin, size_t end, const size_t* starts, size_t n,
+                        size_t stride, std::vector<std::string_view>* parts, std::string* sorted) {
   if (n < 2) return;
-  std::vector<std::string_view> parts;
-  parts.reserve(n);
-  for (size_t i = first; i < starts.size(); ++i) {
-    const size_t b = starts[i];
-    const size_t e = i + 1 < starts.size() ? starts[i + 1] : end;
-    parts.emplace_back(o.data() + b, e - b);
+  parts->clear();
+  for (size_t i = 0; i < n; ++i) {
+    const size_t b = starts[i * stride];
+    const size_t e = i + 1 < n ? starts[(i + 1) * stride] : end;
+    parts->emplace_back(o.data() + b, e - b);
   }
-  std::sort(parts.begin(), parts.end());
-  std::string sorted;
-  sorted.reserve(end - begin);
-  for (std::string_view p : parts) sorted.append(p);
-  o.replace(begin, end - begin, sorted);
+  if (std::is_sorted(parts->begin(), parts->end())) return;
+  std::sort(parts->begin(), parts->end());
+  sorted->clear();
+  for (std::string_view p : *parts) sorted->append(p);
+  o.replace(begin, end - begin, *sorted);
 }
 
 }  // namespace canonical

@@ -167,7 +167,10 @@ void Canonicalize(const JVal& v, std::string* out) {
         canonical::String(*out, key);
         Canonicalize(value, out);
       }
-      canonical::SortMembers(*out, begin, out->size(), starts, 0);
+      std::vector<std::string_view> parts;
+      std::string sorted;
+      canonical::SortMembers(*out, begin, out->size(), starts.data(), starts.size(), 1, &parts,
+                             &sorted);
       out->push_back('}');
       return;
     }

@@ -161,6 +161,8 @@ struct Validator::Spare {
   std::vector<uint64_t> marks;
   std::string canon;
   std::string scalar_canon;
+  std::vector<std::string_view> sort_parts;
+  std::string sort_bytes;
   std::vector<ScopeEntry> scopes;
   bool in_use = false;
 };
@@ -178,13 +180,16 @@ void Validator::SwapBuffers(Spare& s) {
   marks_.swap(s.marks);
   canon_.swap(s.canon);
   scalar_canon_.swap(s.scalar_canon);
+  sort_parts_.swap(s.sort_parts);
+  sort_bytes_.swap(s.sort_bytes);
   scopes_.swap(s.scopes);
 }
 
 uint64_t Validator::HeldBytes() const {
   return evals_.capacity() * sizeof(Eval) + slots_.capacity() * sizeof(Slot) +
          frames_.capacity() * sizeof(Frame) + canon_.capacity() + marks_.capacity() * 8 +
-         extras_.size() * sizeof(Extra) + scalar_canon_.capacity();
+         extras_.size() * sizeof(Extra) + scalar_canon_.capacity() +
+         sort_parts_.capacity() * sizeof(std::string_view) + sort_bytes_.capacity();
 }
 
 namespace {
@@ -996,11 +1001,10 @@ void Validator::OpenCapture(Frame& f) {
 
 void Validator::CloseCapture(const Frame& f) {
   if (f.is_map) {
-    std::vector<size_t> starts(marks_.begin() + f.marks_begin, marks_.end());
-    // members: a key mark, then the value's own mark; keep the keys' (every other one)
-    std::vector<size_t> keys;
-    for (size_t i = 0; i < starts.size(); i += 2) keys.push_back(starts[i]);
-    canonical::SortMembers(canon_, f.canon_begin + 1, canon_.size(), keys, 0);
+    // members: a key mark, then the value's own mark; the keys' are every other one
+    const size_t marks = marks_.size() - f.marks_begin;
+    canonical::SortMembers(canon_, f.canon_begin + 1, canon_.size(), marks_.data() + f.marks_begin,
+                           (marks + 1) / 2, 2, &sort_parts_, &sort_bytes_);
   }
   canon_.push_back(f.is_map ? '}' : ']');
 }

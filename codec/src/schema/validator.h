@@ -411,6 +411,10 @@ class Validator {
   std::vector<uint64_t> marks_;
   std::string canon_;
   std::string scalar_canon_;  // a scalar's canonical form for const / enum (reused)
+  // A captured map's members while they are sorted (CloseCapture; reused). No larger
+  // than the capture's marks and bytes, which are charged.
+  std::vector<std::string_view> sort_parts_;
+  std::string sort_bytes_;
   uint64_t charged_ = 0;
   // Extra records' and dynamic scopes' growth this request (NeededBytes).
   uint64_t extra_bytes_ = 0;
