@@ -1200,7 +1200,9 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         return std::to_string(f.count) + " items, more than maxItems " +
                std::to_string(n.max_items);
       });
-    if (n.has & Node::kUniqueItems) {
+    // (At most one item is unique. Two or more were captured: a kPending frame captures
+    // from its first item on, and an empty one has no canonical bytes to read.)
+    if ((n.has & Node::kUniqueItems) && f.count > 1) {
       std::vector<std::pair<std::string_view, uint64_t>> items;
       // The items are found by walking the array's canonical bytes (each item's extent
       // follows from its tags and lengths).

@@ -295,6 +295,7 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       R"({"type":"array","items":{"type":"object","required":["id"],"properties":{"id":{"type":"integer"}}}})",
       R"({"properties":{"p":{"properties":{"q":{"properties":{"r":{"const":1}}}}},"e":{"enum":[[1],{"a":2}]}}})",
       R"({"uniqueItems":true,"maxItems":4,"items":{"type":["integer","string","object","array"]}})",
+      R"({"uniqueItems":true,"minItems":1,"items":{"maximum":3}})",
       R"({"uniqueItems":true,"items":{"properties":{"a":{"items":{"maximum":3}}},"additionalProperties":{"type":"integer"}}})",
       R"({"properties":{"u":{"uniqueItems":true,"minItems":1},"b":{"items":{"uniqueItems":true}}}})",
       R"({"enum":[[{"a":[1]}],[],{"u":[[],{}]}],"items":{"properties":{"a":{"items":{"type":"integer"}}}}})",
@@ -377,7 +378,7 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       }
     }
   }
-  EXPECT_EQ(compared, 15 * 6 * 31);
+  EXPECT_EQ(compared, 16 * 6 * 31);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 4);
   // A CBOR bignum (2^64) read back as a number inside a direct frame's array: [1,
@@ -423,6 +424,20 @@ TEST(JsonSchema, CapturedDirectFramesCompareValuesNotText) {
       EXPECT_EQ(all[0].message, "/uniqueItems: items 0 and 1 are equal") << c.instance;
     }
   }
+  // An array with uniqueItems that ends with no item captured nothing (Frame::kPending):
+  // when another keyword fails at its end, only that one is reported.
+  auto empty = One(R"({"properties":{"a":{"uniqueItems":true,"minItems":1}}})");
+  ASSERT_TRUE(empty);
+  for (const char* instance : {"{\"a\":[]}", "{\"a\":[],\"b\":[1]}"}) {
+    std::vector<Status> all;
+    const Status s = Check(*empty, Format::kJson, instance, &all);
+    EXPECT_EQ(s.code, ErrorCode::kSchemaViolation) << instance;
+    ASSERT_EQ(all.size(), 1u) << instance;
+    EXPECT_EQ(all[0].path, "/a");
+    EXPECT_EQ(all[0].message, "/properties/a/minItems: 0 items, fewer than minItems 1");
+  }
+  EXPECT_TRUE(Check(*empty, Format::kJson, R"({"a":[1]})").ok());
+  EXPECT_EQ(Check(*empty, Format::kJson, R"({"a":[1,1.0]})").code, ErrorCode::kSchemaViolation);
 }
 
 // A member of a map read the ordinary way (Frame::kEach) that only the map's first
