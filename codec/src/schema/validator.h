@@ -140,7 +140,7 @@ class Validator {
     //   first evaluation has work for (the frame's only one, or a name past a planned
     //   frame's rest_lengths), when that evaluation takes a name as a direct frame's does
     //   (Lone). The member is then read as a direct frame's: DirectKey keeps its
-    //   subschema in `child`, with no slot. The next name sets the mode again (EachKey).
+    //   subschema in `child`, with no slot. The next name sets the mode again (MapKey).
     union {
       uint64_t stable_from = 0;  // arrays
       // Maps: the ObjectPlan::rest_lengths of a planned frame (a name of another length
