@@ -272,6 +272,46 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
   EXPECT_GT(refused, compared / 4);
 }
 
+// Each schema in each context (the context's A: where the schema goes, its X: where the
+// instance goes) against other(schema), the same schema read another way: every instance
+// must get the same violations (code; offset, path and message of each, the other's
+// message after strip) either way. Counts the comparisons and the refused instances.
+void CompareReadings(const std::vector<std::string>& schemas,
+                     const std::vector<std::pair<std::string, std::string>>& contexts,
+                     const std::vector<std::string>& instances,
+                     const std::function<std::string(const std::string&)>& other,
+                     const std::function<std::string(std::string)>& strip, int* compared,
+                     int* refused) {
+  for (const std::string& schema : schemas) {
+    for (const auto& [context, place] : contexts) {
+      const size_t hole = context.find('A');
+      std::string one = context, two = context;
+      one.replace(hole, 1, schema);
+      two.replace(hole, 1, other(schema));
+      auto a = One(one);
+      auto b = One(two);
+      ASSERT_TRUE(a && b) << one;
+      for (const std::string& x : instances) {
+        std::string instance = place;
+        instance.replace(instance.find('X'), 1, x);
+        std::vector<Status> one_all, two_all;
+        const Status os = Check(*a, Format::kJson, instance, &one_all);
+        const Status ts = Check(*b, Format::kJson, instance, &two_all);
+        SCOPED_TRACE(one + " " + instance);
+        EXPECT_EQ(os.code, ts.code);
+        ASSERT_EQ(one_all.size(), two_all.size());
+        for (size_t i = 0; i < one_all.size(); ++i) {
+          EXPECT_EQ(one_all[i].offset, two_all[i].offset);
+          EXPECT_EQ(one_all[i].path, two_all[i].path);
+          EXPECT_EQ(one_all[i].message, strip(two_all[i].message));
+        }
+        ++*compared;
+        *refused += !os.ok();
+      }
+    }
+  }
+}
+
 // A container due to one subschema with nothing in place, no const and no enum
 // (Node::direct_map / direct_array) is read in a direct frame: each member's or item's
 // subschema is applied with no slot, and a container child opens its own frame from it,
@@ -347,37 +387,13 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
     if (at != std::string::npos) s.erase(at, 8);
     return s;
   };
+  auto wrap = [](const std::string& schema) {
+    std::string wrapped = "{\"allOf\":[";
+    wrapped.append(schema).append("]}");
+    return wrapped;
+  };
   int compared = 0, refused = 0;
-  for (const std::string& schema : schemas) {
-    for (const auto& [context, place] : contexts) {
-      const size_t hole = context.find('A');
-      std::string direct = context, whole = context;
-      direct.replace(hole, 1, schema);
-      std::string wrapped = "{\"allOf\":[";
-      wrapped.append(schema).append("]}");
-      whole.replace(hole, 1, wrapped);
-      auto a = One(direct);
-      auto b = One(whole);
-      ASSERT_TRUE(a && b) << direct;
-      for (const std::string& x : instances) {
-        std::string instance = place;
-        instance.replace(instance.find('X'), 1, x);
-        std::vector<Status> direct_all, whole_all;
-        const Status ds = Check(*a, Format::kJson, instance, &direct_all);
-        const Status ws = Check(*b, Format::kJson, instance, &whole_all);
-        SCOPED_TRACE(direct + " " + instance);
-        EXPECT_EQ(ds.code, ws.code);
-        ASSERT_EQ(direct_all.size(), whole_all.size());
-        for (size_t i = 0; i < direct_all.size(); ++i) {
-          EXPECT_EQ(direct_all[i].offset, whole_all[i].offset);
-          EXPECT_EQ(direct_all[i].path, whole_all[i].path);
-          EXPECT_EQ(direct_all[i].message, strip(whole_all[i].message));
-        }
-        ++compared;
-        refused += !ds.ok();
-      }
-    }
-  }
+  CompareReadings(schemas, contexts, instances, wrap, strip, &compared, &refused);
   EXPECT_EQ(compared, 16 * 6 * 31);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 4);
@@ -475,37 +491,14 @@ TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
       "[]",
       "3",
   };
+  auto tracking = [](const std::string& schema) {
+    std::string tracked = schema;
+    tracked.insert(tracked.size() - 1, R"(,"unevaluatedProperties":true)");
+    return tracked;
+  };
+  auto same = [](std::string message) { return message; };
   int compared = 0, refused = 0;
-  for (const std::string& schema : schemas) {
-    for (const auto& [context, place] : contexts) {
-      const size_t hole = context.find('A');
-      std::string lone = context, tracked = context;
-      lone.replace(hole, 1, schema);
-      std::string tracking = schema;
-      tracking.insert(tracking.size() - 1, R"(,"unevaluatedProperties":true)");
-      tracked.replace(hole, 1, tracking);
-      auto a = One(lone);
-      auto b = One(tracked);
-      ASSERT_TRUE(a && b) << lone;
-      for (const std::string& x : instances) {
-        std::string instance = place;
-        instance.replace(instance.find('X'), 1, x);
-        std::vector<Status> lone_all, tracked_all;
-        const Status ls = Check(*a, Format::kJson, instance, &lone_all);
-        const Status ts = Check(*b, Format::kJson, instance, &tracked_all);
-        SCOPED_TRACE(lone + " " + instance);
-        EXPECT_EQ(ls.code, ts.code);
-        ASSERT_EQ(lone_all.size(), tracked_all.size());
-        for (size_t i = 0; i < lone_all.size(); ++i) {
-          EXPECT_EQ(lone_all[i].offset, tracked_all[i].offset);
-          EXPECT_EQ(lone_all[i].path, tracked_all[i].path);
-          EXPECT_EQ(lone_all[i].message, tracked_all[i].message);
-        }
-        ++compared;
-        refused += !ls.ok();
-      }
-    }
-  }
+  CompareReadings(schemas, contexts, instances, tracking, same, &compared, &refused);
   EXPECT_EQ(compared, 3 * 5 * 12);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 8);
