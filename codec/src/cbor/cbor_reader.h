@@ -416,7 +416,16 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
       if (f.is_map && (f.index & 1)) {
         // A duplicate is located; no budget is not yet. A tagged key's identity depends on
         // what the output keeps of its tags (ReaderState::TaggedKey).
-        if (key_tags != 0) [[unlikely]] {
+        // A text key the sink may keep its own record of (ClaimsKeys): one with tags too,
+        // as they are dropped.
+        KeyClaim claim = KeyClaim::kNo;
+        if constexpr (ClaimsKeys<S>) {
+          if (kind == KeyKind::kText && st_.claims_text())
+            claim = sink_.ClaimKey(key, key_tags == 0);
+        }
+        if (claim != KeyClaim::kNo) {
+          if (!st_.Claimed(claim, key, start)) return SinkFailed(start);
+        } else if (key_tags != 0) [[unlikely]] {
           if (!st_.TaggedKey(kind, key, num, key_tag, key_tags, start)) return SinkFailed(start);
         } else if (!st_.Key(kind, key, num, start)) {
           return SinkFailed(start);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <string_view>
 
@@ -29,6 +30,17 @@ enum class KeyKind : uint8_t {
   kFloat,
   kSimple,
   kOther
+};
+
+// What a sink that keeps its own record of a map's names says of a text key it was given
+// (ClaimsKeys): kNo, the reader checks it as usual; kNew, the sink has recorded it and no
+// earlier key of the map was the same; kDuplicate, one was. A sink claims a key by its
+// bytes alone, so equal keys are always claimed alike. `as_given`: the key came with no
+// tag, so the sink's own view of it is these bytes.
+enum class KeyClaim : uint8_t { kNo, kNew, kDuplicate };
+template <class S>
+concept ClaimsKeys = requires(S& sink, std::string_view key) {
+  { sink.ClaimKey(key, true) } -> std::same_as<KeyClaim>;
 };
 
 // The tagged kind of a content kind (kText .. kNegInt).

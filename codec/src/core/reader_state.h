@@ -57,6 +57,14 @@ class ReaderState {
     if (frames_.back().is_map && check_keys_) keys_.Close();
     frames_.Pop();
   }
+  // Whether a text key of plain text identity (untagged, or its tags dropped) may be
+  // claimed by the sink (ClaimsKeys): duplicates are refused, and no tag is kept.
+  bool claims_text() const { return check_keys_ && !tags_kept_; }
+  // A text key the sink claimed: recorded for the error path, or refused as a duplicate.
+  bool Claimed(KeyClaim claim, std::string_view key, uint64_t offset) {
+    SetKey(KeyKind::kText, key, 0);
+    return claim == KeyClaim::kNew || DuplicateKey(offset);
+  }
   // True when the next item of the innermost map is a key.
   bool AtKey() const {
     return !frames_.empty() && frames_[frames_.size() - 1].is_map &&

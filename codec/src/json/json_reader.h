@@ -547,7 +547,16 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
         return FailAt(key_at);
       }
       ++f.index;
-      if (!st_.Key(KeyKind::kText, key, 0, key_at)) [[unlikely]] {
+      // The sink may keep its own record of the name (ClaimsKeys): the reader's check
+      // takes the names it does not claim.
+      KeyClaim claim = KeyClaim::kNo;
+      if constexpr (ClaimsKeys<S>) {
+        if (st_.claims_text()) claim = sink_.ClaimKey(key, true);
+      }
+      if (claim != KeyClaim::kNo) {
+        if (!st_.Claimed(claim, key, key_at)) [[unlikely]]
+          return Malformed(key_at, "duplicate key", ErrorCode::kDuplicateKey);
+      } else if (!st_.Key(KeyKind::kText, key, 0, key_at)) [[unlikely]] {
         // A duplicate is located by the exact re-read; running out of budget is not.
         return ctx_.status.code == ErrorCode::kDuplicateKey
                    ? Malformed(key_at, "duplicate key", ErrorCode::kDuplicateKey)

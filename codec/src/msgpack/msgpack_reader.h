@@ -296,7 +296,13 @@ bool MsgpackReader<S>::Read(std::string_view input) {
     --f.remaining;
     ++f.index;
     if (f.is_map && (f.index & 1)) {
-      if (key_tag != 0) [[unlikely]] {
+      KeyClaim claim = KeyClaim::kNo;  // (as the CBOR reader's)
+      if constexpr (ClaimsKeys<S>) {
+        if (kind == KeyKind::kText && st_.claims_text()) claim = sink_.ClaimKey(key, key_tag == 0);
+      }
+      if (claim != KeyClaim::kNo) {
+        if (!st_.Claimed(claim, key, start)) return SinkFailed(start);
+      } else if (key_tag != 0) [[unlikely]] {
         if (!st_.TaggedKey(kind, key, num, key_tag, 1, start)) return SinkFailed(start);
       } else if (!st_.Key(kind, key, num, start)) {
         return SinkFailed(start);

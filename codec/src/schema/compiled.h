@@ -173,11 +173,18 @@ struct Node {
     uint32_t property;      // its subschema, kNone when it has none
     uint32_t watch;         // its index in watched, kNone when unwatched
     uint32_t tag;           // MemberHash's high half: most misses end without a compare
+    // Its bit in a map's record of the member names it has had (Validator::ClaimKey), or
+    // kNoBit: past the first 64 members, or a name that looks like an integer (the reader
+    // compares "12" with an integer key 12, so it keeps its own check of such names).
+    uint8_t bit;
+    static constexpr uint8_t kNoBit = 0xff;
   };
   std::vector<Member> member_table;  // a power of two in size; name.data() null: empty
   // LengthBit of every name in member_table: a name of another length is no member, with
   // no hash and no probe (a branch's table often holds one or two names).
   uint64_t member_lengths = 0;
+  // Whether some member has a bit (Member::bit).
+  bool member_bits = false;
   // Whether a name of `key`'s length can be a member (MightBeMember), then which (hash:
   // MemberHash(key)).
   bool MightBeMember(std::string_view key) const {

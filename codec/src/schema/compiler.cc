@@ -991,7 +991,9 @@ class Compiler {
     std::vector<Node::Member> members;
     n->member_table.clear();
     n->member_lengths = 0;
-    for (const Property& p : n->properties) members.push_back({p.name, p.node, kNone, 0});
+    n->member_bits = false;
+    for (const Property& p : n->properties)
+      members.push_back({p.name, p.node, kNone, 0, Node::Member::kNoBit});
     for (uint32_t w = 0; w < n->watched.size(); ++w) {
       bool found = false;
       for (auto& m : members) {
@@ -1000,12 +1002,20 @@ class Compiler {
           found = true;
         }
       }
-      if (!found) members.push_back({n->watched[w], kNone, w, 0});
+      if (!found) members.push_back({n->watched[w], kNone, w, 0, Node::Member::kNoBit});
     }
     if (members.empty()) return;
+    uint8_t bits = 0;
+    for (Node::Member& m : members) {
+      const bool integer_like =
+          !m.name.empty() && (m.name[0] == '-' || (m.name[0] >= '0' && m.name[0] <= '9'));
+      if (bits < 64 && !integer_like) m.bit = bits++;
+    }
+    n->member_bits = bits != 0;
     size_t size = 4;
     while (size < members.size() * 2) size *= 2;
-    n->member_table.assign(size, Node::Member{std::string_view(), kNone, kNone, 0});
+    n->member_table.assign(size,
+                           Node::Member{std::string_view(), kNone, kNone, 0, Node::Member::kNoBit});
     for (Node::Member& m : members) {
       const uint64_t hash = MemberHash(m.name);
       m.tag = static_cast<uint32_t>(hash >> 32);

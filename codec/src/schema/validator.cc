@@ -501,6 +501,7 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
         hashed = true;
       }
       member = n.FindMember(key, hash);
+      if (e == f.evals_begin) f.key_bit = member != nullptr ? member->bit : Node::Member::kNoBit;
       if (member != nullptr && member->property != kNone) {
         slots_.push_back(Slot{e, member->property, kMust});
         claimed = true;
@@ -544,7 +545,9 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   bool claimed = false;
   if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
     const Node::Member* member = n.FindMember(key, MemberHash(key));
+    f.key_bit = Node::Member::kNoBit;
     if (member != nullptr) {
+      f.key_bit = member->bit;
       if (member->property != kNone) {
         f.child = member->property;
         claimed = true;
@@ -562,6 +565,13 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   if ((work & Node::kKeyNames) && !JudgeName(ev, n, key, offset)) return false;
   item_offset_ = offset;
   return AccountExtras();
+}
+
+uint8_t Validator::MemberBit(const Frame& f, std::string_view key) const {
+  const Node& n = nodes_[evals_[f.evals_begin].node];
+  if (!n.MightBeMember(key)) return Node::Member::kNoBit;
+  const Node::Member* member = n.FindMember(key, MemberHash(key));
+  return member != nullptr ? member->bit : Node::Member::kNoBit;
 }
 
 void Validator::Watch(Eval& ev, uint32_t w) {
@@ -762,6 +772,9 @@ bool Validator::OnBegin(bool is_map) {
   }
   f.capture = capture;
   f.mode = Frame::kEach;
+  f.claims =
+      is_map && evals_.size() > f.evals_begin && nodes_[evals_[f.evals_begin].node].member_bits;
+  f.claimed = 0;
   if (capture) OpenCapture(f);
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
@@ -799,6 +812,10 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   }
   f.child = kNone;
   f.key = {};
+  if (is_map) {
+    f.claims = n.member_bits;
+    f.claimed = 0;
+  }
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/context.h"
+#include "core/key_set.h"
 #include "json/json_writer.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
@@ -61,6 +62,21 @@ class Validator {
   bool EndMap() { return special_ ? SpecialEnd(true) : OnEnd(); }
   bool Tag(uint64_t tag);
 
+  // The reader's duplicate check of the text key just given (ClaimsKeys): a name with a
+  // bit in the map's first evaluation (Node::Member::bit) is recorded in the map's frame
+  // instead of in the reader's KeySet. The bit is the one the name's own lookup found
+  // when the key came untagged (as_given), else looked up from the reader's bytes.
+  KeyClaim ClaimKey(std::string_view key, bool as_given) {
+    Frame& f = frames_.back();
+    if (!f.claims || special_) return KeyClaim::kNo;
+    const uint8_t bit = as_given && f.key_bit != kBitUnknown ? f.key_bit : MemberBit(f, key);
+    if (bit == Node::Member::kNoBit) return KeyClaim::kNo;
+    const uint64_t m = uint64_t{1} << bit;
+    if (f.claimed & m) return KeyClaim::kDuplicate;
+    f.claimed |= m;
+    return KeyClaim::kNew;
+  }
+
   // After the reader: the verdict (ctx.status holds the first violation).
   bool Finish();
 
@@ -110,7 +126,7 @@ class Validator {
     uint32_t node;
     SlotKind kind;
   };
-  struct Frame {
+  struct alignas(64) Frame {
     uint64_t count = 0;   // children so far
     uint64_t offset = 0;  // where the container starts
     uint32_t evals_begin = 0;
@@ -156,6 +172,12 @@ class Validator {
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
+    // Maps: whether the first evaluation's node has member bits (ClaimKey), and the
+    // current name's bit when its lookup found it (Node::Member::kNoBit: no bit, or no
+    // member), kBitUnknown when it was not looked up.
+    bool claims = false;
+    uint8_t key_bit = 0;
+    uint64_t claimed = 0;  // the bits of the names claimed so far
     // The current member's name (maps): a view of the reader's text, which stays in place
     // while its map is read (the reader's duplicate check holds views of every key), or of
     // key_store for an integer key.
@@ -176,8 +198,12 @@ class Validator {
     have_offset_ = false;
     f.key = key;
     f.expect_key = false;
+    f.key_bit = kBitUnknown;
     return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : MapKey(f, key, offset);
   }
+  static constexpr uint8_t kBitUnknown = 0xfe;
+  // ClaimKey's lookup of a name the frame's first evaluation did not look up.
+  [[gnu::noinline]] uint8_t MemberBit(const Frame& f, std::string_view key) const;
   // A member name in any frame but a kDirect one: its capture, then DirectKey for a
   // kCaptured frame or a lone member, EachKey for any other.
   bool MapKey(Frame& f, std::string_view key, uint64_t offset);

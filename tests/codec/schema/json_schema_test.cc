@@ -504,6 +504,125 @@ TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
   EXPECT_GT(compared - refused, compared / 8);
 }
 
+// The readers leave the duplicate check of a text key with a bit in its map's first
+// evaluation to the validator (Validator::ClaimKey), and keep their own for every other
+// key. Whichever way a key goes, a repeated one must be refused as the reader alone
+// refuses it (code, offset, path, message), in JSON, CBOR and MessagePack, in maps read
+// every way: direct, lone members, planned with several evaluations, settled, captured,
+// nested, past 64 members, with names that look like integers, with names only
+// `required` watches, and (CBOR) keys under tags, which the validator drops.
+TEST(JsonSchema, RepeatedMemberNamesAreRefusedAsTheReaderRefusesThem) {
+  std::string wide = R"({"type":"object","properties":{)";
+  for (int i = 0; i < 70; ++i) {
+    if (i > 0) wide += ',';
+    wide += "\"p";
+    wide += std::to_string(i);
+    wide += "\":{}";
+  }
+  wide += "}}";
+  const std::vector<std::string> schemas = {
+      R"({"properties":{"a":{"type":"integer"},"b":{},"12":{}}})",
+      R"({"properties":{"a":{},"o":{"properties":{"a":{},"b":{}}}},"required":["r"]})",
+      R"({"properties":{"a":{},"b":{}},"if":{"properties":{"k":{"const":1}}},"then":{"properties":{"b":{}}}})",
+      R"({"anyOf":[{"type":"array"},{"properties":{"a":{},"b":{}}}]})",
+      R"({"properties":{"a":{},"b":{}},"additionalProperties":{"type":"integer"}})",
+      R"({"properties":{"a":{},"b":{}},"unevaluatedProperties":true})",
+      R"({"properties":{"a":{},"b":{}},"patternProperties":{"^x":{}}})",
+      R"({"properties":{"o":{"properties":{"a":{},"b":{}}}},"uniqueItems":true})",
+      R"({"items":{"properties":{"a":{},"b":{}}},"uniqueItems":true})",
+      R"({"properties":{"o":{"properties":{"a":{},"b":{}},"const":{"a":1}}}})",
+      R"({"required":["a","b"],"dependentRequired":{"a":["b"]}})",
+      R"({"type":"integer"})",
+      // "o" in a branch: a refused name or a failed value settles its map's evaluation,
+      // whose later names are then not looked up by the evaluation.
+      R"({"anyOf":[{"properties":{"o":{"properties":{"a":{"type":"integer"},"x":{}},"additionalProperties":false}}},true]})",
+      wide,
+  };
+  const std::vector<std::string> instances = {
+      R"({"a":1,"a":2})",
+      R"({"a":1,"b":2,"a":3})",
+      R"({"c":1,"c":2})",
+      R"({"a":1,"c":2,"c":3})",
+      R"({"12":1,"12":2})",
+      R"({"-1":1,"-1":2})",
+      R"({"r":1,"r":1})",
+      R"({"k":1,"b":2,"b":3})",
+      R"({"x1":1,"x1":2})",
+      R"({"o":{"a":1,"a":1}})",
+      R"({"o":{"a":1,"b":2},"o":{}})",
+      R"([{"a":1},{"b":1,"b":2}])",
+      R"([{"a":1},{"a":2,"b":1,"b":2}])",
+      R"({"o":{"a":1},"p":{"a":1},"o":2})",
+      R"({"o":{"b":{"a":1,"a":2}}})",
+      R"({"o":{"a":1,"z":1,"a":2}})",
+      R"({"o":{"a":"s","a":2}})",
+      R"({"p3":1,"p69":2,"p69":3})",
+      R"({"p0":1,"p66":2,"p0":3})",
+      R"({"a":"x","a":"y"})",
+      R"({"a\u0062":1,"ab":2})",
+      R"({"b":1,"\u0062":2})",
+  };
+  // Each instance in each format (transcoded with repeated keys allowed), CBOR maps with a
+  // tag (32, a URI: dropped) on a key: {"a": 1, 32("a"): 2}, the other way round, and
+  // {"o": {32("b"): 1, "b": 2}}; and {"12": 1, 12: 2} (an integer key is its text).
+  std::vector<std::pair<Format, std::string>> inputs;
+  for (const std::string& x : instances) {
+    inputs.push_back({Format::kJson, x});
+    for (Format f : {Format::kCbor, Format::kMsgpack}) {
+      TranscodeRequest to;
+      to.from = Format::kJson;
+      to.to = f;
+      to.input = x;
+      to.options.allow_duplicate_keys = true;
+      OutputBuffer out;
+      ASSERT_TRUE(Transcode(to, out).ok()) << x;
+      inputs.push_back({f, std::string(out.data(), out.size())});
+    }
+  }
+  inputs.push_back({Format::kCbor, std::string("\xa2\x61\x61\x01\xd8\x20\x61\x61\x02", 9)});
+  inputs.push_back({Format::kCbor, std::string("\xa2\xd8\x20\x61\x61\x01\x61\x61\x02", 9)});
+  inputs.push_back(
+      {Format::kCbor, std::string("\xa1\x61\x6f\xa2\xd8\x20\x61\x62\x01\x61\x62\x02", 12)});
+  inputs.push_back({Format::kCbor, std::string("\xa2\x62\x31\x32\x01\x0c\x02", 7)});
+  inputs.push_back({Format::kMsgpack, std::string("\x82\xa2\x31\x32\x01\x0c\x02", 7)});
+  // What the reader alone finds: the schema `true` has no member names to claim (and the
+  // reader reads as it does under any schema: a tag on a key dropped).
+  auto reader_alone = One("true");
+  ASSERT_TRUE(reader_alone);
+  int compared = 0;
+  for (const std::string& schema : schemas) {
+    auto set = One(schema);
+    ASSERT_TRUE(set) << schema;
+    for (const auto& [format, x] : inputs) {
+      SCOPED_TRACE(schema + " " + std::string(FormatName(format)) + " " + x);
+      const Status want = Check(*reader_alone, format, x);
+      ASSERT_EQ(want.code, ErrorCode::kDuplicateKey);
+      std::vector<Status> all;
+      const Status got = Check(*set, format, x, &all);
+      // A violation found before the repeated name stops the payload there first.
+      if (got.code == ErrorCode::kSchemaViolation) {
+        ASSERT_FALSE(all.empty());
+        EXPECT_LT(all.front().offset, want.offset);
+        continue;
+      }
+      EXPECT_EQ(got.code, want.code);
+      EXPECT_EQ(got.offset, want.offset);
+      EXPECT_EQ(got.path, want.path);
+      EXPECT_EQ(got.message, want.message);
+      ++compared;
+      // Allowed, a repeated name is no error.
+      TranscodeRequest allowed;
+      allowed.from = format;
+      allowed.input = x;
+      allowed.options.allow_duplicate_keys = true;
+      allowed.json_schema = set->Find("s");
+      EXPECT_NE(Validate(allowed).code, ErrorCode::kDuplicateKey);
+    }
+  }
+  EXPECT_EQ(inputs.size(), instances.size() * 3 + 5);
+  EXPECT_GT(compared, static_cast<int>(schemas.size() * inputs.size() * 3 / 4));
+}
+
 TEST(JsonSchema, IntegerKeysAndBytesAreTheirJsonText) {
   // CBOR {1: h'0102'}: the member "1" holds the base64url text "AQI".
   auto set = One(R"({"properties":{"1":{"const":"AQI"}},"required":["1"]})");
