@@ -534,6 +534,26 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
 }
 
 bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
+  // The common case, with no call (so no register saved): a member with a subschema,
+  // watched among the first 64 names or not at all, and no propertyNames to judge.
+  Eval& ev = evals_[f.evals_begin];
+  const Node& n = nodes_[ev.node];
+  if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
+      (n.key_work & Node::kKeyMembers) && n.MightBeMember(key) && (ev.valid || ev.committed)) {
+    const Node::Member* member = n.FindMember(key, MemberHash(key));
+    if (member != nullptr && member->property != kNone &&
+        (member->watch < 64 || member->watch == kNone)) {
+      f.key_bit = member->bit;
+      f.child = member->property;
+      if (member->watch != kNone) ev.seen |= uint64_t{1} << member->watch;
+      item_offset_ = offset;
+      return true;
+    }
+  }
+  return DirectKeyRest(f, key, offset);
+}
+
+bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
   // EachKey's work for the frame's first evaluation, with the member's subschema kept in
   // the frame instead of a slot (a direct_map node, like a Lone evaluation, has no
   // patternProperties, tracking or unevaluatedProperties).

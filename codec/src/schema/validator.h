@@ -211,6 +211,9 @@ class Validator {
   // A member name in a direct frame or a lone member / in any other (both after its
   // capture).
   [[gnu::noinline]] bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
+  // DirectKey's every case: a name that is no member, one watched past the 64th, one with
+  // no subschema, propertyNames, a settled evaluation.
+  [[gnu::noinline]] bool DirectKeyRest(Frame& f, std::string_view key, uint64_t offset);
   // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
   // evaluation has work for it (its length is past rest_lengths, or there is no other),
   // and that evaluation takes a name as a direct frame's does: at most one subschema for
