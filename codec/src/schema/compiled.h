@@ -27,7 +27,7 @@ inline constexpr uint64_t kNoLimit = ~uint64_t{0};
 // The hash of a member name for Node::FindMember: its first and last 8 bytes (fewer in a
 // shorter name, in loads that stay inside it) and its length, in two multiplies. Names
 // that share both ends only share a probe sequence: every hit is compared whole.
-inline uint64_t MemberHash(std::string_view s) {
+[[gnu::always_inline]] inline uint64_t MemberHash(std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
   uint64_t a = 0, b = 0;
@@ -125,14 +125,18 @@ struct Node {
   Draft draft = Draft::k2020;
   uint32_t has = 0;
   uint8_t types = kAllTypes;
+  // The types a scalar_plain node's inline check lets through: types, strings alone when
+  // texts_only (no number, boolean or null is one of its texts).
+  uint8_t plain_types = kAllTypes;
   bool integer_multiple = false;  // multipleOf is an integer: exact for integer instances
   // Some node reached in place from this one (allOf, $ref, ...) has unevaluatedProperties
   // or unevaluatedItems: evaluations under it track which members were evaluated.
   bool tracks_evaluated = false;
   bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
-  // A scalar is judged here by type, bounds, length, pattern and format alone (no in-place
-  // applicator, const, enum, multipleOf or content): Validator tries a scalar against it
-  // inline first, and only a failure goes the whole way (for its message).
+  // A scalar is judged here by type, bounds, length, pattern, format and texts alone (no
+  // in-place applicator, multipleOf or content; const or enum only as texts): Validator
+  // tries a scalar against it inline first, and only a failure goes the whole way (for its
+  // message).
   bool scalar_plain = false;
   // A map / an array due to this node alone is read directly
   // (Validator's direct frames): its member or item's subschema is looked up and applied
@@ -190,7 +194,9 @@ struct Node {
   bool MightBeMember(std::string_view key) const {
     return (member_lengths & LengthBit(key.size())) != 0;
   }
-  const Member* FindMember(std::string_view key, uint64_t hash) const {
+  // (Always inlined: where GCC left it out of line as the validator grew, a member name
+  // cost about 40 more instructions.)
+  [[gnu::always_inline]] const Member* FindMember(std::string_view key, uint64_t hash) const {
     const Member* table = member_table.data();
     const size_t mask = member_table.size() - 1;
     const uint32_t tag = static_cast<uint32_t>(hash >> 32);
@@ -271,6 +277,10 @@ struct Node {
 
   std::string const_value;               // canonical form (canonical.h)
   std::vector<std::string> enum_values;  // canonical forms
+  // texts_only: the node's const or enum (not both) has strings alone, listed in texts as
+  // they are (not canonical), for the inline check of a scalar_plain node.
+  std::vector<std::string> texts;
+  bool texts_only = false;
 
   uint32_t resource = 0;  // the schema resource this node is in (Compiled::resources)
   // Its ObjectPlan (Compiled::plans) when it is applied to an object by a parent whose

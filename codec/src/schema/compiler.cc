@@ -169,6 +169,7 @@ class Compiler {
       out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
                      n.properties.size() * 48 + n.required.size() * 32;
       for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
+      for (const auto& t : n.texts) out_->bytes += t.size() + 32;
       for (const Node::NameTest& t : n.name_tests)
         out_->bytes += sizeof(Node::NameTest) + t.program.size() * 4;
     }
@@ -571,19 +572,27 @@ class Compiler {
         n->types = types;
         n->has |= Node::kType;
       }
+      // Node::texts: the values of an enum of strings alone, or of a string const alone.
+      bool all_texts = true;
       if (const JVal* e = v.Get("enum")) {
         if (e->kind != JVal::kArray) return Fail(p, "enum", "must be an array", error);
         for (const JVal& item : e->items) {
           std::string c;
           Canonicalize(item, &c);
           n->enum_values.push_back(std::move(c));
+          all_texts &= item.kind == JVal::kString;
+          if (all_texts) n->texts.push_back(item.s);
         }
         n->has |= Node::kEnum;
       }
       if (const JVal* c = v.Get("const"); c && draft >= Draft::k6) {
         Canonicalize(*c, &n->const_value);
         n->has |= Node::kConst;
+        all_texts = c->kind == JVal::kString && !(n->has & Node::kEnum);
+        if (all_texts) n->texts.push_back(c->s);
       }
+      n->texts_only = (n->has & (Node::kConst | Node::kEnum)) != 0 && all_texts;
+      if (!n->texts_only) n->texts.clear();
       if (!num("minimum", &n->minimum, Node::kMinimum) ||
           !num("maximum", &n->maximum, Node::kMaximum) ||
           !num("multipleOf", &n->multiple_of, Node::kMultipleOf))
@@ -1028,6 +1037,7 @@ class Compiler {
 
   // Node::key_work, end_object_work and end_array_work, from the compiled keywords.
   static void WorkFlags(Node* n) {
+    n->plain_types = n->texts_only ? n->types & kTypeString : n->types;
     if (n->kind != Node::kSchema) {
       n->scalar_plain = n->kind == Node::kTrue;  // (its types: all; no bounds)
       return;
@@ -1039,8 +1049,8 @@ class Compiler {
     if (n->unevaluated_properties != kNone) kw |= Node::kKeyUneval;
     if (n->property_names != kNone) kw |= Node::kKeyNames;
     n->key_work = kw;
-    n->scalar_plain = !n->has_in_place &&
-                      !(n->has & (Node::kConst | Node::kEnum | Node::kMultipleOf | Node::kContent));
+    n->scalar_plain = !n->has_in_place && !(n->has & (Node::kMultipleOf | Node::kContent)) &&
+                      (!(n->has & (Node::kConst | Node::kEnum)) || n->texts_only);
     const bool either = (n->has & (Node::kConst | Node::kEnum)) != 0 || !n->any_of.empty() ||
                         !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone;
     const bool typed = (n->has & Node::kType) != 0;

@@ -380,17 +380,24 @@ bool Validator::SpecialDone() {
   return ok;
 }
 
+namespace {
+// Whether a string is one of a texts_only node's texts (out of line: few nodes have them).
+[[gnu::noinline]] bool InTexts(const Node& n, std::string_view s) {
+  for (const std::string& text : n.texts)
+    if (SameBytes(text, s)) return true;
+  return false;
+}
+
 // Whether a scalar passes a scalar_plain node: the checks EvalScalarKeywords makes, with
 // no message. False sends the scalar the whole way (which finds the same verdict and, when
 // it counts, says why); so does a length the bytes cannot settle, and an asserted format.
 // Inlined where it is called (OnScalar, ScalarChild, JudgeName): a call costs about as
 // much as the checks.
-namespace {
 [[gnu::always_inline]] inline bool PassesPlain(const Node& n, const Validator::Scalar& v,
                                                const Compiled& set, bool format_assertion) {
   const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
   const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
-  if (!(n.types & t)) return false;
+  if (!(n.plain_types & t)) return false;  // (a texts_only node: strings alone)
   if (v.type == kTypeNumber) {
     if (!(n.has & Node::kNumeric)) return true;
     const long double x = Wide(v);
@@ -403,6 +410,7 @@ namespace {
   const uint64_t bytes = v.s.size();
   if (bytes > n.max_length || bytes / 4 < n.min_length) return false;
   if ((n.has & Node::kFormat) && (format_assertion || n.format_asserted)) return false;
+  if ((n.has & (Node::kConst | Node::kEnum)) && !InTexts(n, v.s)) return false;
   return n.pattern == kNone || set.Search(n.pattern, v.s);
 }
 }  // namespace

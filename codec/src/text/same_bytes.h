@@ -9,7 +9,7 @@ namespace rosetta::codec {
 // a == b for short names (member names, fields, enum values): the bytes compared as two or
 // four overlapping words (nothing outside either view is read), not through a call to
 // memcmp; past 32 bytes, memcmp.
-inline bool SameBytes(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool SameBytes(std::string_view a, std::string_view b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   const char* p = a.data();

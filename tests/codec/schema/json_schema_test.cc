@@ -189,7 +189,8 @@ TEST(JsonSchema, PlannedMapsReportWhatTheirEvaluationsFind) {
   EXPECT_EQ(message(R"({"q": {"n": 0}, "z": 1})"), "ok");
 }
 
-// A scalar due to a plain subschema (type, bounds, lengths, pattern, format) is tried
+// A scalar due to a plain subschema (type, bounds, lengths, pattern, format, an enum of
+// strings or a string const) is tried
 // inline first; the same subschema under allOf is judged the whole way. Every pairing of
 // keywords and values must get the same verdict both ways, in both drafts, with format
 // asserted or not.
@@ -205,7 +206,11 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
                                              R"("minLength":2)",
                                              R"("maxLength":2)",
                                              R"("pattern":"^a")",
-                                             R"("format":"email")"};
+                                             R"("format":"email")",
+                                             R"("enum":["a","ab","\u00e9\u00e9"])",
+                                             R"("enum":["a",1])",
+                                             R"("const":"ab")",
+                                             R"("const":1)"};
   const std::vector<std::string> values = {"null",
                                            "true",
                                            "0",
@@ -267,8 +272,9 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
       }
     }
   }
-  // 2020-12: 78 pairs less 6 of two types; draft 4: 55 less 6. 22 values, 2 settings.
-  EXPECT_EQ(compared, (72 + 49) * 22 * 2);
+  // 2020-12: 136 pairs less 6 of two types, 1 of two enums, 1 of two consts; draft 4: 105
+  // less the same 8. 22 values, 2 settings.
+  EXPECT_EQ(compared, (128 + 97) * 22 * 2);
   EXPECT_GT(refused, compared / 4);
 }
 
