@@ -381,6 +381,15 @@ bool Validator::SpecialDone() {
 }
 
 namespace {
+// Whether a number passes a node's minimum, maximum, exclusiveMinimum, exclusiveMaximum.
+template <class T>
+[[gnu::always_inline]] inline bool WithinBounds(const Node& n, T x) {
+  return !((n.has & Node::kMinimum) && x < n.minimum) &&
+         !((n.has & Node::kMaximum) && x > n.maximum) &&
+         !((n.has & Node::kExclusiveMinimum) && x <= n.exclusive_minimum) &&
+         !((n.has & Node::kExclusiveMaximum) && x >= n.exclusive_maximum);
+}
+
 // Whether a string is one of a texts_only node's texts (out of line: few nodes have them).
 [[gnu::noinline]] bool InTexts(const Node& n, std::string_view s) {
   for (const std::string& text : n.texts)
@@ -400,11 +409,18 @@ namespace {
   if (!(n.plain_types & t)) return false;  // (a texts_only node: strings alone)
   if (v.type == kTypeNumber) {
     if (!(n.has & Node::kNumeric)) return true;
-    const long double x = Wide(v);
-    return !((n.has & Node::kMinimum) && x < n.minimum) &&
-           !((n.has & Node::kMaximum) && x > n.maximum) &&
-           !((n.has & Node::kExclusiveMinimum) && x <= n.exclusive_minimum) &&
-           !((n.has & Node::kExclusiveMaximum) && x >= n.exclusive_maximum);
+    // In double when the number is one exactly (a double, an integer of at most 2^53),
+    // with no x87 long double: the bounds are doubles.
+    constexpr uint64_t kExact = uint64_t{1} << 53;
+    double x;
+    if (v.num == Validator::Scalar::kDouble) {
+      x = v.d;
+    } else if (v.num == Validator::Scalar::kUint ? v.u <= kExact : v.i + kExact <= 2 * kExact) {
+      x = v.num == Validator::Scalar::kUint ? static_cast<double>(v.u) : static_cast<double>(v.i);
+    } else {
+      return WithinBounds(n, Wide(v));
+    }
+    return WithinBounds(n, x);
   }
   if (v.type != kTypeString) return true;
   const uint64_t bytes = v.s.size();
