@@ -290,15 +290,25 @@ bool Validator::Double(double d) {
 }
 
 bool Validator::Text(std::string_view s) {
+  if (special_ || replaying_) [[unlikely]]
+    return SpecialText(s);
+  if (!frames_.empty() && frames_.back().expect_key) return OnKey(s);
+  return TextValue(s);
+}
+
+bool Validator::SpecialText(std::string_view s) {
   if (special_) return special_writer_->Text(s) && SpecialDone();
   if (!frames_.empty() && frames_.back().expect_key) {
-    if (!replaying_) return OnKey(s);
     // A tagged key read back (an IP address): its text lives in buffers the next tagged
     // item reuses, so the frame keeps a copy.
     Frame& f = frames_.back();
     f.key_store.assign(s);
     return OnKey(f.key_store);
   }
+  return TextValue(s);
+}
+
+bool Validator::TextValue(std::string_view s) {
   Scalar v;
   v.type = kTypeString;
   v.s = s;

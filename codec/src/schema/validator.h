@@ -186,6 +186,11 @@ class Validator {
   };
 
   bool OnScalar(const Scalar& v);
+  // A string that is no member name (out of line: Text, which takes every name, then makes
+  // only tail calls and keeps no frame of its own).
+  [[gnu::noinline]] bool TextValue(std::string_view s);
+  // Text in a special item, or read back from one (replaying_).
+  [[gnu::noinline]] bool SpecialText(std::string_view s);
   // A scalar child of a direct frame (Frame::kDirect), read at `offset`.
   [[gnu::always_inline]] inline bool ScalarChild(Frame& f, const Scalar& v, uint64_t offset);
   // The subschema of item i of an array due to n (kNone: none).
