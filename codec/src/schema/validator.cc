@@ -734,6 +734,25 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
 }
 
 bool Validator::OnBegin(bool is_map) {
+  // The common case, with tail calls only (no frame of its own): the child of a direct
+  // frame or a lone member (neither captured) whose one subschema opens a direct frame.
+  if (!stopped_ && !frames_.empty()) {
+    const Frame& p = frames_.back();
+    if ((p.mode == Frame::kDirect || p.mode == Frame::kLone) && !p.expect_key) {
+      const Eval& pe = evals_[p.evals_begin];
+      if (pe.valid || pe.committed) {
+        const uint32_t c = p.is_map ? p.child : ItemNode(nodes_[pe.node], p.count);
+        if (c != kNone && Direct(nodes_[c], is_map)) {
+          have_offset_ = false;
+          return OpenDirect(c, p.evals_begin, kMust, pe.committed, is_map, item_offset_, false);
+        }
+      }
+    }
+  }
+  return OnBeginRest(is_map);
+}
+
+bool Validator::OnBeginRest(bool is_map) {
   if (stopped_) return false;
   const uint64_t offset = item_offset_;
   have_offset_ = false;
@@ -1028,11 +1047,16 @@ bool Validator::TestBit(const std::vector<uint64_t>& bits, uint64_t i) {
 }
 
 bool Validator::OnEnd() {
+  // (Tail calls only: no frame of its own.)
   if (stopped_) return false;
   Frame& f = frames_.back();
   if (f.mode == Frame::kDirect) return CloseDirect(f);
   if (f.mode == Frame::kCaptured) return CloseDirectCaptured(f);
   if (f.mode == Frame::kPending) return CloseDirect(f);  // (no item came)
+  return CloseGeneral(f);
+}
+
+bool Validator::CloseGeneral(Frame& f) {
   if (f.capture) CloseCapture(f);
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {

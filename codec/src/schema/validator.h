@@ -246,8 +246,10 @@ class Validator {
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
+  [[gnu::noinline]] bool OnBeginRest(bool is_map);  // every case OnBegin does not take
   bool OnEnd();
-  bool CloseDirect(Frame& f);                            // OnEnd of a direct frame (kDirect)
+  [[gnu::noinline]] bool CloseDirect(Frame& f);          // OnEnd of a direct frame (kDirect)
+  [[gnu::noinline]] bool CloseGeneral(Frame& f);         // of any other but kCaptured
   [[gnu::noinline]] bool CloseDirectCaptured(Frame& f);  // of a kCaptured one
   // Whether a direct frame's evaluation passes what Finalize would check at its end, when
   // its node has Node::quick_end (false: Finalize decides).
