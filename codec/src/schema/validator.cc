@@ -439,60 +439,11 @@ template <class T>
   if ((n.has & (Node::kConst | Node::kEnum)) && !InTexts(n, v.s)) return false;
   return n.pattern == kNone || set.Search(n.pattern, v.s);
 }
-// PassesPlain with no call: false also where PassesPlain would make one (a string const
-// or enum, a pattern RE2 alone searches) or a scalar_plain node says no.
-[[gnu::always_inline]] inline bool PassesQuick(const Node& n, const Validator::Scalar& v,
-                                               const Compiled& set, bool format_assertion) {
-  if (!n.scalar_plain) return false;
-  const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
-  const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
-  if (!(n.plain_types & t)) return false;
-  if (v.type == kTypeNumber) {
-    if (!(n.has & Node::kNumeric)) return true;
-    constexpr uint64_t kExact = uint64_t{1} << 53;
-    if (v.num == Validator::Scalar::kDouble) return WithinBounds(n, v.d);
-    if (v.num == Validator::Scalar::kUint ? v.u > kExact : v.i + kExact > 2 * kExact) return false;
-    return WithinBounds(
-        n, v.num == Validator::Scalar::kUint ? static_cast<double>(v.u) : static_cast<double>(v.i));
-  }
-  if (v.type != kTypeString) return true;
-  const uint64_t bytes = v.s.size();
-  if (bytes > n.max_length || bytes / 4 < n.min_length) return false;
-  if ((n.has & Node::kFormat) && (format_assertion || n.format_asserted)) return false;
-  if (n.has & (Node::kConst | Node::kEnum)) return false;
-  if (n.pattern == kNone) return true;
-  const std::optional<AsciiDfa>& dfa = set.dfas[n.pattern];
-  return dfa && dfa->Search(v.s);
-}
 }  // namespace
 
 // ---- the walk ---------------------------------------------------------------------
 
 bool Validator::OnScalar(const Scalar& v) {
-  // The common case, with no call (so no register saved): a scalar child of a direct
-  // frame or a lone member that is due to nothing (or a settled evaluation), or passes its
-  // subschema by PassesQuick. Everything else, and every failure, goes to OnScalarRest.
-  if (!stopped_ && !frames_.empty()) {
-    Frame& f = frames_.back();
-    if (f.mode >= Frame::kLone && !f.expect_key) {
-      const Eval& ev = evals_[f.evals_begin];
-      bool passed = true;
-      if (ev.valid || ev.committed) {
-        const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[ev.node], f.count);
-        if (c != kNone) passed = PassesQuick(nodes_[c], v, set_, format_assertion_);
-      }
-      if (passed) {
-        have_offset_ = false;  // (item_offset_ is the scalar's already)
-        ++f.count;
-        if (f.is_map) f.expect_key = true;
-        return AccountExtras();
-      }
-    }
-  }
-  return OnScalarRest(v);
-}
-
-bool Validator::OnScalarRest(const Scalar& v) {
   if (stopped_) return false;
   const uint64_t offset = item_offset_;
   have_offset_ = false;

@@ -186,7 +186,6 @@ class Validator {
   };
 
   bool OnScalar(const Scalar& v);
-  [[gnu::noinline]] bool OnScalarRest(const Scalar& v);  // every case OnScalar does not take
   // A string that is no member name (out of line: Text, which takes every name, then makes
   // only tail calls and keeps no frame of its own).
   [[gnu::noinline]] bool TextValue(std::string_view s);
