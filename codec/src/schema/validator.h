@@ -126,6 +126,8 @@ class Validator {
     uint32_t node;
     SlotKind kind;
   };
+  // 112 bytes of fields, aligned to 64: 128 bytes, so that a frame's index is a shift
+  // (frames_.back() is read at every event).
   struct alignas(64) Frame {
     uint64_t count = 0;   // children so far
     uint64_t offset = 0;  // where the container starts
@@ -135,7 +137,7 @@ class Validator {
     uint32_t marks_begin = 0;  // canonical capture: member / item starts
     size_t canon_begin = 0;
     // How the children get their subschemas (one byte, and child shares item_slots_end's
-    // room: the Frame stays 104 bytes):
+    // room):
     // - kEach: slots made for each child (OnKey, MakeItemSlots).
     // - kKept: arrays: from item `stable_from` on, every item is due to the same
     //   subschemas (past every prefixItems, with no evaluation tracking item indexes), so
@@ -179,7 +181,7 @@ class Validator {
     uint8_t key_bit = 0;
     uint64_t claimed = 0;  // the bits of the names claimed so far
     // The current member's name (maps): a view of the reader's text, which stays in place
-    // while its map is read (the reader's duplicate check holds views of every key), or of
+    // while its map is read (a reader keeps every key's bytes for the whole request), or of
     // key_store for an integer key.
     std::string_view key;
     std::string key_store;
