@@ -66,9 +66,12 @@ class Validator {
   // bit in the map's first evaluation (Node::Member::bit) is recorded in the map's frame
   // instead of in the reader's KeySet. The bit is the one the name's own lookup found
   // when the key came untagged (as_given), else looked up from the reader's bytes.
+  // Inside a special item (a tagged map the JSON writer takes whole, perhaps at the top,
+  // with no frame open here) the map is not the validator's: no claim.
   KeyClaim ClaimKey(std::string_view key, bool as_given) {
+    if (special_ || replaying_ || frames_.empty()) return KeyClaim::kNo;
     Frame& f = frames_.back();
-    if (!f.claims || special_) return KeyClaim::kNo;
+    if (!f.claims) return KeyClaim::kNo;
     const uint8_t bit = as_given && f.key_bit != kBitUnknown ? f.key_bit : MemberBit(f, key);
     if (bit == Node::Member::kNoBit) return KeyClaim::kNo;
     const uint64_t m = uint64_t{1} << bit;

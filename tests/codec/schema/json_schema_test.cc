@@ -876,6 +876,29 @@ TEST(JsonSchema, FuzzViolationBeforeSyntaxError) {
 // fuzz_json_schema's bignum_tag_over_an_array: schema 7 of the target (a string or an
 // integer), CBOR whose bignum tags are over an array. The JSON writer drops those tags and
 // writes the array: the instance is that array, not a number.
+// tests/fuzz/regressions/fuzz_json_schema/claim_in_a_tagged_top_map: a map under a tag the
+// validator hands to its JSON writer whole (a bignum tag, at the top, so with no frame of
+// the validator's open) had its keys offered to the validator's record of member names,
+// which read a frame that was not there. Such a map's keys stay with the reader.
+TEST(JsonSchema, FuzzKeysOfATaggedTopMap) {
+  auto set = One(R"({"properties":{"a":{},"b":{}}})");
+  auto reader_alone = One("true");
+  ASSERT_TRUE(set && reader_alone);
+  // 3({"a": 1, "b": 2}), 3({"a": 1, "a": 2}), and {"o": 3({"a": 1, "a": 2})}.
+  for (const std::string& input :
+       {std::string("\xc3\xa2\x61\x61\x01\x61\x62\x02", 8),
+        std::string("\xc3\xa2\x61\x61\x01\x61\x61\x02", 8),
+        std::string("\xa1\x61\x6f\xc3\xa2\x61\x61\x01\x61\x61\x02", 11)}) {
+    const Status want = Check(*reader_alone, Format::kCbor, input);
+    const Status got = Check(*set, Format::kCbor, input);
+    EXPECT_EQ(got.code, want.code);
+    EXPECT_EQ(got.offset, want.offset);
+    EXPECT_EQ(got.message, want.message);
+  }
+  EXPECT_EQ(Check(*set, Format::kCbor, std::string("\xc3\xa2\x61\x61\x01\x61\x61\x02", 8)).code,
+            ErrorCode::kDuplicateKey);
+}
+
 TEST(JsonSchema, FuzzBignumTagOverAnArray) {
   const std::string input =
       testing::ReadFile(std::string(ROSETTA_SOURCE_DIR) +
