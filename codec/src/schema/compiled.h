@@ -194,8 +194,8 @@ struct Node {
   bool MightBeMember(std::string_view key) const {
     return (member_lengths & LengthBit(key.size())) != 0;
   }
-  // (Always inlined: where GCC left it out of line as the validator grew, a member name
-  // cost about 40 more instructions.)
+  // (Always inlined: GCC left it out of line once the validator grew, and twitter's 1,000
+  // records took 2.4M more instructions to validate.)
   [[gnu::always_inline]] const Member* FindMember(std::string_view key, uint64_t hash) const {
     const Member* table = member_table.data();
     const size_t mask = member_table.size() - 1;
