@@ -557,14 +557,22 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
       }
       claimed = true;
     }
-    if (!claimed && (work & Node::kKeyUneval))
-      slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
+    if (!claimed && (work & Node::kKeyUneval)) {
+      if (nodes_[n.unevaluated_properties].kind == Node::kSchema)
+        slots_.push_back(Slot{e, n.unevaluated_properties, kUneval});
+      else
+        UnevaluatedNoSlot(e, n.unevaluated_properties, key);
+    }
     if (claimed && ev.tracks) SetBit(ExtraOf(ev).claims, f.count);
     if (member != nullptr && member->watch != kNone) Watch(ev, member->watch);
     if ((work & Node::kKeyNames) && !JudgeName(ev, n, key, offset)) return false;
   }
   item_offset_ = offset;
   return AccountExtras();
+}
+
+void Validator::UnevaluatedNoSlot(uint32_t e, uint32_t node, std::string_view key) {
+  if (nodes_[node].kind == Node::kFalse) DeliverOther(e, kUneval, false, frames_.back().count, key);
 }
 
 bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
@@ -700,8 +708,12 @@ void Validator::MakeItemSlots(Frame& f) {
       covered = true;
     }
     if (n.contains != kNone) slots_.push_back(Slot{e, n.contains, kContains});
-    if (n.unevaluated_items != kNone && !covered)
-      slots_.push_back(Slot{e, n.unevaluated_items, kUneval});
+    if (n.unevaluated_items != kNone && !covered) {
+      if (nodes_[n.unevaluated_items].kind == Node::kSchema)
+        slots_.push_back(Slot{e, n.unevaluated_items, kUneval});
+      else
+        UnevaluatedNoSlot(e, n.unevaluated_items, {});
+    }
     if (covered && ev.tracks) SetBit(ExtraOf(evals_[e]).claims, i);
   }
   if (i >= f.stable_from) {

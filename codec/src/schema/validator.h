@@ -296,6 +296,13 @@ class Validator {
     if (f.mode != Frame::kKept) MakeItemSlots(f);
   }
   [[gnu::noinline]] void MakeItemSlots(Frame& f);
+  // A child no subschema of evaluation e evaluated, due to its unevaluatedProperties /
+  // unevaluatedItems `node` when that is true or false: no slot, as the verdict needs no
+  // value (true: nothing to record; false, the `"unevaluatedProperties": false` of a
+  // closed object: the child recorded as failing now, as DeliverOther would record it
+  // once read). So a member of a closed object that another subschema claims is due to
+  // that one alone (a container of it opens a direct frame). Any other node gets a slot.
+  [[gnu::noinline]] void UnevaluatedNoSlot(uint32_t e, uint32_t node, std::string_view key);
   bool EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed);
   bool EvalScalarKeywords(const Node& n, const Scalar& v, bool committed);
   // The Eval of `node` on the opening container, and those it applies in place
