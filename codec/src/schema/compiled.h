@@ -83,6 +83,43 @@ inline constexpr uint32_t NameWord(NameOp op, uint32_t arg) { return op << 28 | 
 // The longest name test a branch is given (longer: it is evaluated as any branch is).
 inline constexpr size_t kMaxNameTest = 64;
 
+// A name test's verdict: its program run over `seen(w)`, whether the watched name of index
+// w is present.
+template <class Seen>
+bool RunNameTest(const std::vector<uint32_t>& program, Seen&& seen) {
+  bool stack[kMaxNameTest + 1];
+  size_t top = 0;
+  for (const uint32_t word : program) {
+    const uint32_t arg = word & 0x0fffffff;
+    const NameOp op = static_cast<NameOp>(word >> 28);
+    switch (op) {
+      case kNameHas:
+        stack[top++] = seen(arg);
+        break;
+      case kNameConst:
+        stack[top++] = arg != 0;
+        break;
+      case kNameAll:
+      case kNameAny:
+      case kNameOne: {
+        uint32_t yes = 0;
+        for (uint32_t i = 0; i < arg; ++i) yes += stack[--top];
+        stack[top++] = op == kNameAll ? yes == arg : op == kNameAny ? yes != 0 : yes == 1;
+        break;
+      }
+      case kNameNot:
+        stack[top - 1] = !stack[top - 1];
+        break;
+      case kNameIf:
+        top -= 3;
+        stack[top] = stack[top] ? stack[top + 1] : stack[top + 2];
+        ++top;
+        break;
+    }
+  }
+  return stack[0];
+}
+
 struct Property {
   std::string name;
   uint32_t node;
@@ -265,6 +302,16 @@ struct Node {
     std::vector<uint32_t> program;  // otherwise
   };
   std::vector<NameTest> name_tests;
+  // The verdict at an object's end of what Finalize checks there by names (required,
+  // dependentRequired, the name_judged branches, and how anyOf, oneOf, not and if / then /
+  // else combine them with the branches it made), for each set of the first
+  // kEndTableNames watched names present: bit `seen` (Eval::seen), given that every
+  // branch made is a leaf that passed. Validator::PassesTable reads it. Only for a node
+  // with no more watched names than that, and no const, enum, tracking or dynamic
+  // reference (has_end_table).
+  static constexpr size_t kEndTableNames = 6;
+  bool has_end_table = false;
+  uint64_t end_table = 0;
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;

@@ -144,6 +144,7 @@ class Compiler {
       BuildMembers(&n);
       WorkFlags(&n);
     }
+    for (Node& n : out_->nodes) EndTable(&n);
     if (!out_->uses_dynamic_scope)
       for (Node& n : out_->nodes) DirectFlags(&n);
     if (!out_->uses_dynamic_scope) {
@@ -1060,6 +1061,64 @@ class Compiler {
     n->end_array_work = either || (typed && !(n->types & kTypeArray)) || n->min_items != 0 ||
                         n->max_items != kNoLimit || (n->has & Node::kUniqueItems) != 0 ||
                         n->contains != kNone;
+  }
+
+  // Node::end_table: Validator::Finalize's verdict on an object by names, for each set of
+  // watched names present, with every branch it made (ExpandInPlace's, Plan's: a branch of
+  // anyOf, oneOf, not or if that can take an object and is not name_judged; then, else,
+  // dependentSchemas and what is applied with allOf or $ref, unless name_judged) passing.
+  void EndTable(Node* n) const {
+    n->has_end_table = false;
+    n->end_table = 0;
+    const size_t names = n->watched.size();
+    if (n->kind != Node::kSchema || !n->end_object_work || n->tracks_evaluated ||
+        (n->has & (Node::kConst | Node::kEnum)) || n->dynamic_ref != kNone ||
+        names > Node::kEndTableNames || ((n->has & Node::kType) && !(n->types & kTypeObject)))
+      return;
+    const std::vector<Node>& nodes = out_->nodes;
+    auto viable = [&](uint32_t c) {
+      const Node& b = nodes[c];
+      return b.kind != Node::kFalse && (!(b.has & Node::kType) || (b.types & kTypeObject)) &&
+             !b.name_judged;
+    };
+    auto judged = [&](uint32_t c) { return c != kNone && nodes[c].name_judged; };
+    for (uint64_t s = 0; s < (uint64_t{1} << names); ++s) {
+      auto seen = [&](uint32_t w) { return w < names && (s >> w & 1) != 0; };
+      const Node::NameTest* test = n->name_tests.data();
+      auto judge = [&] {
+        const Node::NameTest& t = *test++;
+        if (t.by_mask) return ((s & t.mask) == t.mask) != t.negated;
+        return RunNameTest(t.program, seen);
+      };
+      bool ok = true;
+      for (uint32_t w : n->required_w) ok &= seen(w);
+      for (const auto& [trigger, list] : n->dependent_required_w)
+        if (seen(trigger))
+          for (uint32_t w : list) ok &= seen(w);
+      // The branches made (passing), then the name_judged ones, in NameTests' order.
+      bool any_ok = false, not_ok = false, if_ok = false, then_ok = true, else_ok = true;
+      int one_ok = 0;
+      for (uint32_t c : n->any_of) any_ok |= viable(c);
+      for (uint32_t c : n->one_of) one_ok += viable(c);
+      if (n->not_ != kNone) not_ok = viable(n->not_);
+      if (n->if_ != kNone) if_ok = viable(n->if_);
+      for (uint32_t c : n->any_of)
+        if (judged(c)) any_ok |= judge();
+      for (uint32_t c : n->one_of)
+        if (judged(c)) one_ok += judge();
+      if (judged(n->not_)) not_ok = judge();
+      if (n->if_ != kNone) {
+        if (judged(n->if_)) if_ok = judge();
+        if (judged(n->then_)) then_ok = judge();
+        if (judged(n->else_)) else_ok = judge();
+      }
+      if (!n->any_of.empty() && !any_ok) ok = false;
+      if (!n->one_of.empty() && one_ok != 1) ok = false;
+      if (n->not_ != kNone && not_ok) ok = false;
+      if (n->if_ != kNone && (if_ok ? !then_ok : !else_ok)) ok = false;
+      if (ok) n->end_table |= uint64_t{1} << s;
+    }
+    n->has_end_table = true;
   }
 
   // Node::direct_map and direct_array.

@@ -1072,7 +1072,7 @@ bool Validator::CloseGeneral(Frame& f) {
   if (f.capture) CloseCapture(f);
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
-    if (!evals_[e].ends) continue;
+    if (!evals_[e].ends || PassesTable(e, f)) continue;
     Finalize(e, f);
     if (stopped_) return false;
   }
@@ -1138,7 +1138,7 @@ bool Validator::CloseDirect(Frame& f) {
   // own.
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
-  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
+  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev) && !PassesTable(e, f)) {
     Finalize(e, f);
     if (stopped_) return false;
   }
@@ -1447,37 +1447,7 @@ bool Validator::Seen(const Eval& ev, uint32_t w) const {
 }
 
 bool Validator::JudgeNames(const std::vector<uint32_t>& test, const Eval& ev) const {
-  bool stack[kMaxNameTest + 1];
-  size_t top = 0;
-  for (const uint32_t word : test) {
-    const uint32_t arg = word & 0x0fffffff;
-    const NameOp op = static_cast<NameOp>(word >> 28);
-    switch (op) {
-      case kNameHas:
-        stack[top++] = Seen(ev, arg);
-        break;
-      case kNameConst:
-        stack[top++] = arg != 0;
-        break;
-      case kNameAll:
-      case kNameAny:
-      case kNameOne: {
-        uint32_t yes = 0;
-        for (uint32_t i = 0; i < arg; ++i) yes += stack[--top];
-        stack[top++] = op == kNameAll ? yes == arg : op == kNameAny ? yes != 0 : yes == 1;
-        break;
-      }
-      case kNameNot:
-        stack[top - 1] = !stack[top - 1];
-        break;
-      case kNameIf:
-        top -= 3;
-        stack[top] = stack[top] ? stack[top + 1] : stack[top + 2];
-        ++top;
-        break;
-    }
-  }
-  return stack[0];
+  return RunNameTest(test, [&](uint32_t w) { return Seen(ev, w); });
 }
 
 // ---- scalar keywords --------------------------------------------------------------

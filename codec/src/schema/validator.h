@@ -267,6 +267,21 @@ class Validator {
              (ev.seen & n.required_mask) == n.required_mask;
     return f.count >= n.min_items && f.count <= n.quick_max_items;
   }
+  // Whether Finalize would find nothing wrong at the end of evaluation e's map, read from
+  // its node's end_table (Node::end_table; false: Finalize decides, and says why): the
+  // evaluation tracks nothing, its member count is within bounds, every evaluation it
+  // made in place is a leaf (nothing to finalize) that passed, and the table passes the
+  // names it saw. (Whether it failed before does not matter: Finalize would add nothing.)
+  bool PassesTable(uint32_t e, const Frame& f) const {
+    const Eval& ev = evals_[e];
+    const Node& n = nodes_[ev.node];
+    if (!n.has_end_table || !f.is_map || ev.tracks || f.count < n.min_properties ||
+        f.count > n.max_properties)
+      return false;
+    for (uint32_t c = e + 1; c < ev.subtree_end; ++c)
+      if (evals_[c].ends || !evals_[c].valid) return false;
+    return (n.end_table >> (ev.seen & 63) & 1) != 0;
+  }
   // A captured container's start (its canonical bytes and marks from here; its opening
   // mark), and its end: its members sorted (maps), its closing mark.
   [[gnu::noinline]] void OpenCapture(Frame& f);

@@ -521,6 +521,67 @@ TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
   EXPECT_GT(compared - refused, compared / 8);
 }
 
+// A map whose evaluation's end is judged by names (required, dependentRequired, branches
+// that ask only for names, and how anyOf, oneOf, not and if combine them with branches that
+// were evaluated) passes by its node's end table when it can (Node::end_table,
+// Validator::PassesTable), and goes through Finalize otherwise. "unevaluatedProperties":
+// true makes an evaluation track its members, which takes the table away with no change
+// of meaning: every set of the names, with values that pass and fail the evaluated
+// branches, must get the same violations either way, where the schema is the payload's, a
+// member's, an item's, or under allOf or anyOf.
+TEST(JsonSchema, EndTablesJudgeAsFinalizeDoes) {
+  const std::vector<std::string> schemas = {
+      // (The benchmark's workflow step.)
+      R"({"properties":{"with":{"type":"object"},"uses":{"type":"string"}},"oneOf":[{"required":["uses"]},{"required":["run"]}],"dependentRequired":{"wd":["run"]},"if":{"required":["uses"]},"then":{"properties":{"with":{"properties":{"args":{"type":"string"}}}}},"else":{"not":{"required":["with"]}}})",
+      R"({"required":["a","b"],"anyOf":[{"required":["c"]},{"not":{"required":["d"]}}]})",
+      R"({"dependentRequired":{"a":["b","c"]},"not":{"anyOf":[{"required":["a","d"]},{"required":["e"]}]}})",
+      R"({"type":"object","oneOf":[{"required":["a"]},{"required":["b"]},{"properties":{"c":{"type":"string"}},"required":["c"]}],"minProperties":1,"maxProperties":3})",
+      R"({"if":{"required":["a"]},"then":{"required":["b"]},"else":{"required":["c"]},"dependentSchemas":{"d":{"required":["e"]}},"allOf":[{"properties":{"a":{"type":"integer"}}}]})",
+      R"({"$schema":"http://json-schema.org/draft-07/schema#","dependencies":{"a":["b"],"c":{"properties":{"d":{"type":"string"}}}},"required":["e"],"anyOf":[{"properties":{"b":{"type":"integer"}}},{"required":["d"]}]})",
+      // Seven names: past the table's six, Finalize alone.
+      R"({"required":["a"],"oneOf":[{"required":["b","c"]},{"required":["d","e"]},{"required":["f","g"]}]})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A}})", R"({"m":X})"},
+      {R"({"items":A})", "[{},X]"},
+      {R"({"allOf":[A,{"required":[]}]})", "X"},
+      {R"({"anyOf":[A,{"required":["zz"]}]})", "X"},
+  };
+  // Every set of the names, with the values: the evaluated branches pass with some and
+  // fail with others.
+  const std::vector<std::string> values = {"1", R"("s")", R"({"args":1})", R"({"args":"a"})"};
+  std::vector<std::string> instances;
+  auto add = [&](const std::vector<std::string>& set) {
+    for (uint32_t s = 0; s < (1u << set.size()); ++s) {
+      for (const std::string& v : values) {
+        std::string object = "{";
+        for (size_t i = 0; i < set.size(); ++i) {
+          if (!(s >> i & 1)) continue;
+          if (object.size() > 1) object += ",";
+          object.append("\"").append(set[i]).append("\":").append(v);
+        }
+        instances.push_back(object + "}");
+      }
+    }
+  };
+  add({"uses", "run", "wd", "with"});
+  add({"a", "b", "c", "d", "e"});
+  add({"a", "b", "d", "f", "g"});
+  instances.push_back("[]");
+  auto tracking = [](const std::string& schema) {
+    std::string tracked = schema;
+    tracked.insert(tracked.size() - 1, R"(,"unevaluatedProperties":true)");
+    return tracked;
+  };
+  auto same = [](std::string message) { return message; };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, tracking, same, &compared, &refused);
+  EXPECT_EQ(compared, 7 * 5 * (4 * (16 + 32 + 32) + 1));
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 8);
+}
+
 // The readers leave the duplicate check of a text key with a bit in its map's first
 // evaluation to the validator (Validator::ClaimKey), and keep their own for every other
 // key. Whichever way a key goes, a repeated one must be refused as the reader alone
