@@ -1072,7 +1072,7 @@ bool Validator::CloseGeneral(Frame& f) {
   if (f.capture) CloseCapture(f);
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
-    if (!evals_[e].ends || PassesTable(e, f)) continue;
+    if (!evals_[e].ends || Settled(evals_[e]) || PassesTable(e, f)) continue;
     Finalize(e, f);
     if (stopped_) return false;
   }
@@ -1174,7 +1174,7 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
   bool then_ok = true, else_ok = true;
   const uint32_t end = evals_[e].subtree_end;
   for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
-    if (evals_[c].ends) {
+    if (evals_[c].ends && !Settled(evals_[c])) {
       Finalize(c, f);
       if (stopped_) return;
     }

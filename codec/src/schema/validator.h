@@ -333,6 +333,10 @@ class Validator {
                                   bool committed);
   [[gnu::noinline]] void ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool committed);
   void Finalize(uint32_t e, const Frame& f);
+  // An evaluation that failed and is not committed: Finalize could only find it failing
+  // again, with nothing to report (a branch a member already ruled out), and a failed
+  // branch's record of evaluated children is not read.
+  static bool Settled(const Eval& ev) { return !ev.valid && !ev.committed; }
   // Whether the evaluation saw the watched name of index w.
   bool Seen(const Eval& ev, uint32_t w) const;
   // A name_judged branch's verdict: its name test (Node::name_tests) over the names the
