@@ -439,6 +439,14 @@ template <class T>
   if ((n.has & (Node::kConst | Node::kEnum)) && !InTexts(n, v.s)) return false;
   return n.pattern == kNone || set.Search(n.pattern, v.s);
 }
+
+// Whether PassesPlain's false is the verdict on v: so unless it judged a string's length by
+// its bytes (the code points decide) or an asserted format (PassesPlain declines those).
+bool PlainExact(const Node& n, const Validator::Scalar& v, bool format_assertion) {
+  return v.type != kTypeString ||
+         (n.min_length == 0 && n.max_length == kNoLimit &&
+          !((n.has & Node::kFormat) && (format_assertion || n.format_asserted)));
+}
 }  // namespace
 
 // ---- the walk ---------------------------------------------------------------------
@@ -1460,6 +1468,12 @@ bool Validator::EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool 
       Violation(n, "", item_offset_, frames_.size(),
                 [] { return std::string("no value is allowed here (the schema is false)"); });
     return false;
+  }
+  // A branch's plain node: its verdict is all that is asked, and PassesPlain's is exact
+  // but for a string's length or an asserted format.
+  if (!committed && n.scalar_plain) {
+    if (PassesPlain(n, v, set_, format_assertion_)) return true;
+    if (PlainExact(n, v, format_assertion_)) return false;
   }
   bool ok = EvalScalarKeywords(n, v, committed);
   if (!ok && (!committed || stopped_)) return false;

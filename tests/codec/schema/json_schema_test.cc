@@ -191,9 +191,10 @@ TEST(JsonSchema, PlannedMapsReportWhatTheirEvaluationsFind) {
 }
 
 // A scalar due to a plain subschema (type, bounds, lengths, pattern, format, an enum of
-// strings or a string const) is tried
-// inline first; the same subschema under allOf is judged the whole way. Every pairing of
-// keywords and values must get the same verdict both ways, in both drafts, with format
+// strings or a string const) is tried inline first; the same subschema under allOf is
+// judged the whole way; as a branch of anyOf, a failure of the inline check is its verdict
+// unless a string's length or an asserted format was judged. Every pairing of keywords
+// and values must get the same verdict all three ways, in both drafts, with format
 // asserted or not.
 TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
   const std::vector<std::string> keywords = {R"("type":"integer")",
@@ -260,9 +261,15 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
           std::string whole = R"({"$schema":")";
           whole.append(draft).append(R"(",)").append(open).append(R"("allOf":[{)");
           whole.append(body).append("}]").append(close).append("}");
+          // And as a branch (uncommitted: EvalScalar takes PassesPlain's false as the
+          // verdict where it is exact).
+          std::string branch = R"({"$schema":")";
+          branch.append(draft).append(R"(",)").append(open).append(R"("anyOf":[{)");
+          branch.append(body).append("},false]").append(close).append("}");
           auto a = One(plain);
           auto b = One(whole);
-          ASSERT_TRUE(a && b) << plain << " " << whole;
+          auto c = One(branch);
+          ASSERT_TRUE(a && b && c) << plain << " " << whole << " " << branch;
           for (const std::string& value : values) {
             const std::string v = before + value + after;
             for (bool asserted : {false, true}) {
@@ -274,7 +281,10 @@ TEST(JsonSchema, PlainScalarChecksAgreeWithTheWholeWay) {
               const bool plain_ok = Validate(r).ok();
               r.json_schema = b->Find("s");
               const bool whole_ok = Validate(r).ok();
+              r.json_schema = c->Find("s");
+              const bool branch_ok = Validate(r).ok();
               EXPECT_EQ(plain_ok, whole_ok) << plain << " " << v << " " << asserted;
+              EXPECT_EQ(branch_ok, whole_ok) << branch << " " << v << " " << asserted;
               ++compared;
               refused += !plain_ok;
             }
