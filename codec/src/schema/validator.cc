@@ -1146,7 +1146,7 @@ bool Validator::CloseDirect(Frame& f) {
   // own.
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
-  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev) && !PassesTable(e, f)) {
+  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
     Finalize(e, f);
     if (stopped_) return false;
   }
