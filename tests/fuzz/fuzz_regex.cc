@@ -1,8 +1,8 @@
 // AsciiDfa (codec/src/schema/ascii_dfa.h) against RE2: the byte automaton a schema's
 // pattern gets when it is simple enough must give RE2's verdict on every text. Byte 0: the
 // pattern's length (mod what is left); the pattern, then the text. Checked, for every
-// pattern that both AsciiDfa and the ECMA-262 -> RE2 translation take: Search's verdict is
-// RegexSearch's.
+// pattern that both AsciiDfa and the ECMA-262 -> RE2 translation take: Search's verdict (two
+// bytes a step where the automaton has pairs) and SearchBytes' (one) are RegexSearch's.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string error;
   const std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &error);
   if (!re) return 0;
-  if (dfa->Search(text) != RegexSearch(*re, text))
-    rosetta::fuzz::Fail("AsciiDfa and RE2 disagree on a text");
+  const bool want = RegexSearch(*re, text);
+  if (dfa->Search(text) != want) rosetta::fuzz::Fail("AsciiDfa and RE2 disagree on a text");
+  if (dfa->SearchBytes(text) != want)
+    rosetta::fuzz::Fail("AsciiDfa's one-byte search and RE2 disagree on a text");
   return 0;
 }

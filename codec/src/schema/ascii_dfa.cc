@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace rosetta::codec::schema {
@@ -482,7 +484,54 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
       dfa.accept_[d * classes] = 1;
   }
   dfa.start_ = static_cast<uint16_t>(start * static_cast<int>(classes));
+  std::vector<bool> accepting(sets.size(), false);
+  for (size_t d = 1; d < sets.size(); ++d)
+    accepting[d] = std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept);
+  dfa.MakePairs(by_class, accepting);
+  if (dfa.pairs()) dfa.pair_start_ = static_cast<uint16_t>(start * (dfa.pair_columns_ + classes));
   return dfa;
+}
+
+void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& by_class,
+                         const std::vector<bool>& accepting) {
+  const size_t states = by_class.size();
+  const size_t classes = by_class[0].size();
+  if (states * classes * classes > kMaxPairWork) return;
+  // One byte's move; an accepting state keeps accepting when a prefix match suffices.
+  auto step = [&](size_t d, size_t k) -> size_t {
+    return !end_anchored_ && accepting[d] ? d : static_cast<size_t>(by_class[d][k]);
+  };
+  // Each pair of classes: the state every state moves to (a column); pairs with the same
+  // column share it.
+  std::unordered_map<std::string, uint16_t> column_of;
+  std::vector<std::string> columns;
+  std::vector<uint16_t> pair_column(classes * classes);
+  std::string column(states, '\0');
+  for (size_t a = 0; a < classes; ++a) {
+    for (size_t b = 0; b < classes; ++b) {
+      for (size_t d = 0; d < states; ++d) column[d] = static_cast<char>(step(step(d, a), b));
+      auto it = column_of.find(column);
+      if (it == column_of.end()) {
+        it = column_of.emplace(column, static_cast<uint16_t>(columns.size())).first;
+        columns.push_back(column);
+        if (states * (columns.size() + classes) > kMaxPairEntries) return;  // too large
+      }
+      pair_column[a * classes + b] = it->second;
+    }
+  }
+  const size_t row = columns.size() + classes;
+  pair_next_.resize(states * row);
+  pair_accept_.assign(states * row, 0);
+  for (size_t d = 0; d < states; ++d) {
+    for (size_t c = 0; c < columns.size(); ++c)
+      pair_next_[d * row + c] = static_cast<uint16_t>(static_cast<uint8_t>(columns[c][d]) * row);
+    for (size_t k = 0; k < classes; ++k)
+      pair_next_[d * row + columns.size() + k] = static_cast<uint16_t>(step(d, k) * row);
+    pair_accept_[d * row] = accepting[d] ? 1 : 0;
+  }
+  pair_column_ = std::move(pair_column);
+  for (unsigned b = 0; b < 256; ++b) pair_hi_[b] = static_cast<uint16_t>(class_[b] * classes);
+  pair_columns_ = static_cast<uint16_t>(columns.size());
 }
 
 }  // namespace rosetta::codec::schema

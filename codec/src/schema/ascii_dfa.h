@@ -29,14 +29,54 @@ class AsciiDfa {
   static constexpr size_t kMaxStates = 255;     // DFA states, the dead one included
   // NFA states visited while the DFA is built (about 10 ms): a bound on load time.
   static constexpr size_t kMaxWork = size_t{1} << 22;
+  // The two-bytes-a-step table (see Search) is tried when making it takes at most
+  // kMaxPairWork steps (states x classes^2), and kept when it has at most kMaxPairEntries
+  // entries (16 KiB).
+  static constexpr size_t kMaxPairWork = size_t{1} << 16;
+  static constexpr size_t kMaxPairEntries = 8192;
 
   // Nothing when `ecma` is outside the form above (the caller keeps RE2 for it).
   static std::optional<AsciiDfa> Build(std::string_view ecma);
 
-  // A state is its row's offset in next_ (the dead state's is 0); a step is one load of
-  // the byte's class (which waits on nothing) and one of the next state. The rows are a
-  // class each, not a byte each: the table stays a few KiB, in L1 beside the rest.
-  bool Search(std::string_view text) const {
+  // Two bytes a step where the automaton is small enough (pairs()), else one. A search's
+  // time is its chain of dependent loads, one a step (the next state's row is the current
+  // one's entry): two bytes a step halve it. The pair's column is found from the two
+  // bytes' classes, which wait on nothing, and moves from every state as the two bytes
+  // do one after the other (pair columns that move alike are one column). When a match of
+  // a prefix suffices, accepting states keep accepting, so a match inside a pair is kept.
+  // Out of line: inlined, it grew its callers past what GCC inlines into them.
+  [[gnu::noinline]] bool Search(std::string_view text) const {
+    if (pair_next_.empty()) return SearchBytes(text);
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* const end = p + text.size();
+    const uint16_t* const next = pair_next_.data();
+    const uint16_t* const column = pair_column_.data();
+    const uint16_t* const hi = pair_hi_;
+    const uint8_t* const cls = class_;
+    const uint8_t* const accept = pair_accept_.data();
+    uint32_t s = pair_start_;
+    if (end_anchored_) {
+      while (end - p >= 2) {
+        s = next[s + column[hi[p[0]] + cls[p[1]]]];
+        p += 2;
+        if (s == 0) return false;  // the dead state
+      }
+    } else {
+      while (end - p >= 2) {
+        if (accept[s]) return true;
+        s = next[s + column[hi[p[0]] + cls[p[1]]]];
+        p += 2;
+        if (s == 0) return false;
+      }
+    }
+    if (p < end) s = next[s + pair_columns_ + cls[*p]];  // the last byte of an odd length
+    return accept[s] != 0;
+  }
+  // One byte a step. A state is its row's offset in next_ (the dead state's is 0); a step
+  // is one load of the byte's class (which waits on nothing) and one of the next state.
+  // The rows are a class each, not a byte each: the table stays a few KiB, in L1 beside
+  // the rest.
+  bool SearchBytes(std::string_view text) const {
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     const auto* const end = p + text.size();
     const uint16_t* const next = next_.data();
@@ -59,15 +99,32 @@ class AsciiDfa {
     return accept[s] != 0;
   }
   size_t states() const { return states_; }
-  size_t bytes() const { return next_.size() * 2 + accept_.size() + sizeof(class_); }
+  bool pairs() const { return !pair_next_.empty(); }
+  size_t bytes() const {
+    return next_.size() * 2 + accept_.size() + sizeof(class_) + pair_next_.size() * 2 +
+           pair_accept_.size() + pair_column_.size() * 2 + (pairs() ? sizeof(pair_hi_) : 0);
+  }
 
  private:
+  // The pair table from the one-byte moves (by_class[state][class], state 0 dead).
+  void MakePairs(const std::vector<std::vector<int>>& by_class, const std::vector<bool>& accepting);
+
   uint8_t class_[256] = {};      // a byte's class: bytes no set tells apart share one
   std::vector<uint16_t> next_;   // states x classes: the next state's row offset
   std::vector<uint8_t> accept_;  // by row offset: a match ends in that state
   uint16_t start_ = 0;
   size_t states_ = 0;
   bool end_anchored_ = false;
+  // Two bytes a step: a state is its row's offset in pair_next_, whose rows are the pair
+  // columns, then a column a class (an odd length's last byte). pair_column_[class of the
+  // first byte * classes + class of the second] is the pair's column; pair_hi_[byte] is
+  // its class * classes.
+  std::vector<uint16_t> pair_next_;
+  std::vector<uint8_t> pair_accept_;  // by row offset
+  std::vector<uint16_t> pair_column_;
+  uint16_t pair_hi_[256] = {};
+  uint16_t pair_start_ = 0;
+  uint16_t pair_columns_ = 0;
 };
 
 }  // namespace rosetta::codec::schema

@@ -403,9 +403,9 @@ struct Compiled {
   std::vector<std::unique_ptr<re2::RE2>> regexes;
   std::vector<std::string> regex_sources;
   // Beside each regex: its byte automaton when it has one (AsciiDfa), which searches in
-  // its place.
+  // its place. (Inlined: AsciiDfa::Search is the call.)
   std::vector<std::optional<AsciiDfa>> dfas;
-  bool Search(uint32_t regex, std::string_view text) const {
+  [[gnu::always_inline]] bool Search(uint32_t regex, std::string_view text) const {
     const std::optional<AsciiDfa>& dfa = dfas[regex];
     return dfa ? dfa->Search(text) : RegexSearch(*regexes[regex], text);
   }
