@@ -474,32 +474,46 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
     if (b < 128) k = std::find(reps.begin(), reps.end(), rep_of[b]) - reps.begin();
     dfa.class_[b] = static_cast<uint8_t>(k);
   }
-  dfa.states_ = sets.size();
-  dfa.next_.resize(sets.size() * classes);
-  dfa.accept_.assign(sets.size() * classes, 0);
-  for (size_t d = 0; d < sets.size(); ++d) {
-    for (size_t k = 0; k < classes; ++k)
-      dfa.next_[d * classes + k] = static_cast<uint16_t>(by_class[d][k] * classes);
-    if (d != 0 && std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept))
-      dfa.accept_[d * classes] = 1;
+  // States renumbered: the dead one (0), the others that do not accept, then those that
+  // do, so that a state accepts when its number is at least `accepting`: a compare, where
+  // a table by state would be a load (from a line of its own, rows being far apart).
+  const size_t states = sets.size();
+  std::vector<int> number(states);
+  size_t accepting = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    size_t next_number = pass == 0 ? 0 : accepting;
+    for (size_t d = 0; d < states; ++d) {
+      const bool accepts = d != 0 && std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept);
+      if (accepts == (pass == 1)) number[d] = static_cast<int>(next_number++);
+    }
+    if (pass == 0) accepting = next_number;
   }
-  dfa.start_ = static_cast<uint16_t>(start * static_cast<int>(classes));
-  std::vector<bool> accepting(sets.size(), false);
-  for (size_t d = 1; d < sets.size(); ++d)
-    accepting[d] = std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept);
-  dfa.MakePairs(by_class, accepting);
-  if (dfa.pairs()) dfa.pair_start_ = static_cast<uint16_t>(start * (dfa.pair_columns_ + classes));
+  std::vector<std::vector<int>> moves(states, std::vector<int>(classes));
+  for (size_t d = 0; d < states; ++d)
+    for (size_t k = 0; k < classes; ++k) moves[number[d]][k] = number[by_class[d][k]];
+  dfa.states_ = states;
+  dfa.next_.resize(states * classes);
+  for (size_t d = 0; d < states; ++d)
+    for (size_t k = 0; k < classes; ++k)
+      dfa.next_[d * classes + k] = static_cast<uint16_t>(moves[d][k] * classes);
+  dfa.start_ = static_cast<uint16_t>(number[start] * classes);
+  dfa.accept_from_ = static_cast<uint16_t>(accepting * classes);
+  dfa.MakePairs(moves, accepting);
+  if (dfa.pairs()) {
+    const size_t row = dfa.pair_columns_ + classes;
+    dfa.pair_start_ = static_cast<uint16_t>(number[start] * row);
+    dfa.pair_accept_from_ = static_cast<uint16_t>(accepting * row);
+  }
   return dfa;
 }
 
-void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& by_class,
-                         const std::vector<bool>& accepting) {
-  const size_t states = by_class.size();
-  const size_t classes = by_class[0].size();
+void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& moves, size_t accepting) {
+  const size_t states = moves.size();
+  const size_t classes = moves[0].size();
   if (states * classes * classes > kMaxPairWork) return;
   // One byte's move; an accepting state keeps accepting when a prefix match suffices.
   auto step = [&](size_t d, size_t k) -> size_t {
-    return !end_anchored_ && accepting[d] ? d : static_cast<size_t>(by_class[d][k]);
+    return !end_anchored_ && d >= accepting ? d : static_cast<size_t>(moves[d][k]);
   };
   // Each pair of classes: the state every state moves to (a column); pairs with the same
   // column share it.
@@ -521,13 +535,11 @@ void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& by_class,
   }
   const size_t row = columns.size() + classes;
   pair_next_.resize(states * row);
-  pair_accept_.assign(states * row, 0);
   for (size_t d = 0; d < states; ++d) {
     for (size_t c = 0; c < columns.size(); ++c)
       pair_next_[d * row + c] = static_cast<uint16_t>(static_cast<uint8_t>(columns[c][d]) * row);
     for (size_t k = 0; k < classes; ++k)
       pair_next_[d * row + columns.size() + k] = static_cast<uint16_t>(step(d, k) * row);
-    pair_accept_[d * row] = accepting[d] ? 1 : 0;
   }
   pair_column_ = std::move(pair_column);
   for (unsigned b = 0; b < 256; ++b) pair_hi_[b] = static_cast<uint16_t>(class_[b] * classes);

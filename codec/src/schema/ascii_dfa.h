@@ -30,10 +30,10 @@ class AsciiDfa {
   // NFA states visited while the DFA is built (about 10 ms): a bound on load time.
   static constexpr size_t kMaxWork = size_t{1} << 22;
   // The two-bytes-a-step table (see Search) is tried when making it takes at most
-  // kMaxPairWork steps (states x classes^2), and kept when it has at most kMaxPairEntries
-  // entries (16 KiB).
-  static constexpr size_t kMaxPairWork = size_t{1} << 16;
-  static constexpr size_t kMaxPairEntries = 8192;
+  // kMaxPairWork steps (states x classes^2; about 0.5 ms), and kept when it has at most
+  // kMaxPairEntries entries (64 KiB).
+  static constexpr size_t kMaxPairWork = size_t{1} << 18;
+  static constexpr size_t kMaxPairEntries = 32768;
 
   // Nothing when `ecma` is outside the form above (the caller keeps RE2 for it).
   static std::optional<AsciiDfa> Build(std::string_view ecma);
@@ -53,7 +53,7 @@ class AsciiDfa {
     const uint16_t* const column = pair_column_.data();
     const uint16_t* const hi = pair_hi_;
     const uint8_t* const cls = class_;
-    const uint8_t* const accept = pair_accept_.data();
+    const uint32_t accept = pair_accept_from_;
     uint32_t s = pair_start_;
     if (end_anchored_) {
       while (end - p >= 2) {
@@ -63,14 +63,14 @@ class AsciiDfa {
       }
     } else {
       while (end - p >= 2) {
-        if (accept[s]) return true;
+        if (s >= accept) return true;
         s = next[s + column[hi[p[0]] + cls[p[1]]]];
         p += 2;
         if (s == 0) return false;
       }
     }
     if (p < end) s = next[s + pair_columns_ + cls[*p]];  // the last byte of an odd length
-    return accept[s] != 0;
+    return s >= accept;
   }
   // One byte a step. A state is its row's offset in next_ (the dead state's is 0); a step
   // is one load of the byte's class (which waits on nothing) and one of the next state.
@@ -81,7 +81,7 @@ class AsciiDfa {
     const auto* const end = p + text.size();
     const uint16_t* const next = next_.data();
     const uint8_t* const cls = class_;
-    const uint8_t* const accept = accept_.data();
+    const uint32_t accept = accept_from_;
     uint32_t s = start_;
     if (end_anchored_) {
       while (p < end) {
@@ -91,28 +91,29 @@ class AsciiDfa {
     } else {
       // A match of an unanchored-end pattern needs only its prefix: accept states hold.
       while (p < end) {
-        if (accept[s]) return true;
+        if (s >= accept) return true;
         s = next[s + cls[*p++]];
         if (s == 0) return false;
       }
     }
-    return accept[s] != 0;
+    return s >= accept;
   }
   size_t states() const { return states_; }
   bool pairs() const { return !pair_next_.empty(); }
   size_t bytes() const {
-    return next_.size() * 2 + accept_.size() + sizeof(class_) + pair_next_.size() * 2 +
-           pair_accept_.size() + pair_column_.size() * 2 + (pairs() ? sizeof(pair_hi_) : 0);
+    return next_.size() * 2 + sizeof(class_) + pair_next_.size() * 2 + pair_column_.size() * 2 +
+           (pairs() ? sizeof(pair_hi_) : 0);
   }
 
  private:
-  // The pair table from the one-byte moves (by_class[state][class], state 0 dead).
-  void MakePairs(const std::vector<std::vector<int>>& by_class, const std::vector<bool>& accepting);
+  // The pair table from the one-byte moves (moves[state][class]; state 0 dead, states from
+  // `accepting` on accept).
+  void MakePairs(const std::vector<std::vector<int>>& moves, size_t accepting);
 
-  uint8_t class_[256] = {};      // a byte's class: bytes no set tells apart share one
-  std::vector<uint16_t> next_;   // states x classes: the next state's row offset
-  std::vector<uint8_t> accept_;  // by row offset: a match ends in that state
+  uint8_t class_[256] = {};     // a byte's class: bytes no set tells apart share one
+  std::vector<uint16_t> next_;  // states x classes: the next state's row offset
   uint16_t start_ = 0;
+  uint16_t accept_from_ = 0;  // the first accepting state's row offset: the rest accept too
   size_t states_ = 0;
   bool end_anchored_ = false;
   // Two bytes a step: a state is its row's offset in pair_next_, whose rows are the pair
@@ -120,10 +121,10 @@ class AsciiDfa {
   // first byte * classes + class of the second] is the pair's column; pair_hi_[byte] is
   // its class * classes.
   std::vector<uint16_t> pair_next_;
-  std::vector<uint8_t> pair_accept_;  // by row offset
   std::vector<uint16_t> pair_column_;
   uint16_t pair_hi_[256] = {};
   uint16_t pair_start_ = 0;
+  uint16_t pair_accept_from_ = 0;  // as accept_from_
   uint16_t pair_columns_ = 0;
 };
 
