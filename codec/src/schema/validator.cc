@@ -745,9 +745,14 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
       return;
     case kUneval:
       if (!ok) {
-        const std::string_view name = frames_.back().is_map ? key : std::string_view();
-        ExtraOf(evals_[owner]).uneval.emplace_back(index, std::string(name));
-        extra_bytes_ += sizeof(std::pair<uint64_t, std::string>) + name.size();
+        const Frame& f = frames_.back();
+        std::string_view name = f.is_map ? key : std::string_view();
+        extra_bytes_ += sizeof(std::pair<uint64_t, std::string_view>);
+        if (!name.empty() && name.data() == f.key_store.data()) [[unlikely]] {
+          name = key_copies_.emplace_front(name);
+          extra_bytes_ += sizeof(std::string) + name.size();
+        }
+        ExtraOf(evals_[owner]).uneval.emplace_back(index, name);
       }
       return;
   }
@@ -1433,7 +1438,7 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
       for (const auto& [index, key] : px.uneval) {
         if (TestBit(px.claims, index)) continue;
         const uint64_t i = index;
-        const std::string k = key;
+        const std::string_view k = key;
         fail(f.is_map ? "unevaluatedProperties" : "unevaluatedItems", [&] {
           return f.is_map
                      ? "property " + Quote(k) + " is not evaluated and fails unevaluatedProperties"

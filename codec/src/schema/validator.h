@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <forward_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -120,9 +121,11 @@ class Validator {
     bool ends;
   };
   struct Extra {
-    std::vector<uint64_t> claims;                          // children evaluated (bits)
-    std::vector<std::pair<uint64_t, std::string>> uneval;  // failed unevaluated* children
-    std::vector<uint32_t> seen_more;                       // watched names past the 64th
+    std::vector<uint64_t> claims;  // children evaluated (bits)
+    // Failed unevaluated* children: index, and a map's member name (a view of the reader's
+    // bytes, or of a copy in key_copies_ when the name was the frame's key_store).
+    std::vector<std::pair<uint64_t, std::string_view>> uneval;
+    std::vector<uint32_t> seen_more;  // watched names past the 64th
     bool claims_all = false;
   };
   struct Slot {
@@ -476,6 +479,9 @@ class Validator {
   FrameStack frames_;
   std::vector<Extra> extras_;
   uint32_t extras_used_ = 0;
+  // Copies of member names that Extra::uneval records and that were no reader's bytes (an
+  // integer key's text, a tagged key): a frame's key_store is rewritten at its next name.
+  std::forward_list<std::string> key_copies_;  // (empty: no allocation, unlike a deque)
   std::vector<uint64_t> marks_;
   std::string canon_;
   std::string scalar_canon_;  // a scalar's canonical form for const / enum (reused)

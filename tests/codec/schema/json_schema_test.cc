@@ -739,6 +739,23 @@ TEST(JsonSchema, IntegerKeysKeepTheirTextPastManyOpenMaps) {
   EXPECT_EQ(s.path, path);
 }
 
+TEST(JsonSchema, UnevaluatedIntegerKeysKeepTheirNames) {
+  // CBOR {1: 0, 2: 0, 3: 0} and MessagePack {1: 0, 2: 0, 3: 0}: "1" and "3" are evaluated by
+  // no subschema. The record of "1" (made when its name is read) outlives the frame's text
+  // of that integer key, which "2" and "3" rewrite: the violation still names "1".
+  auto set = One(R"({"allOf":[{"properties":{"2":true}}],"unevaluatedProperties":false})");
+  ASSERT_TRUE(set);
+  for (const auto& [format, input] :
+       {std::pair{Format::kCbor, std::string("\xa3\x01\x00\x02\x00\x03\x00", 7)},
+        std::pair{Format::kMsgpack, std::string("\x83\x01\x00\x02\x00\x03\x00", 7)}}) {
+    const Status s = Check(*set, format, input);
+    EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+    EXPECT_EQ(s.message,
+              "/unevaluatedProperties: property \"1\" is not evaluated and fails "
+              "unevaluatedProperties");
+  }
+}
+
 TEST(JsonSchema, CaptureIsChargedToTheBudget) {
   // 20,000 strings in one array: uniqueItems captures them all (about 500 KB in canonical
   // form), a schema without a capturing keyword holds nothing of them. A budget that the
