@@ -498,6 +498,11 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
       dfa.next_[d * classes + k] = static_cast<uint16_t>(moves[d][k] * classes);
   dfa.start_ = static_cast<uint16_t>(number[start] * classes);
   dfa.accept_from_ = static_cast<uint16_t>(accepting * classes);
+  if (dfa.start_ < dfa.accept_from_) {  // (an accepting start matches every text)
+    for (unsigned b = 0; b < 256; ++b)
+      if (dfa.next_[dfa.start_ + dfa.class_[b]] == 0)
+        dfa.dead_first_[b >> 6] |= uint64_t{1} << (b & 63);
+  }
   dfa.MakePairs(moves, accepting);
   if (dfa.pairs()) {
     const size_t row = dfa.pair_columns_ + classes;

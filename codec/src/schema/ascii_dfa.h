@@ -98,6 +98,15 @@ class AsciiDfa {
     }
     return s >= accept;
   }
+  // Whether the text's first byte alone rules a match out (a pattern anchored at the start
+  // whose first step from it is to the dead state). Inlined where Search is called: most
+  // names that patternProperties try are no match from their first byte, and the call and
+  // its setup cost more than the search.
+  bool RulesOut(std::string_view text) const {
+    if (text.empty()) return false;
+    const auto b = static_cast<unsigned char>(text[0]);
+    return (dead_first_[b >> 6] >> (b & 63) & 1) != 0;
+  }
   size_t states() const { return states_; }
   bool pairs() const { return !pair_next_.empty(); }
   size_t bytes() const {
@@ -113,7 +122,8 @@ class AsciiDfa {
   uint8_t class_[256] = {};     // a byte's class: bytes no set tells apart share one
   std::vector<uint16_t> next_;  // states x classes: the next state's row offset
   uint16_t start_ = 0;
-  uint16_t accept_from_ = 0;  // the first accepting state's row offset: the rest accept too
+  uint16_t accept_from_ = 0;     // the first accepting state's row offset: the rest accept too
+  uint64_t dead_first_[4] = {};  // RulesOut: the bytes whose first step is to the dead state
   size_t states_ = 0;
   bool end_anchored_ = false;
   // Two bytes a step: a state is its row's offset in pair_next_, whose rows are the pair

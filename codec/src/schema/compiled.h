@@ -407,7 +407,8 @@ struct Compiled {
   std::vector<std::optional<AsciiDfa>> dfas;
   [[gnu::always_inline]] bool Search(uint32_t regex, std::string_view text) const {
     const std::optional<AsciiDfa>& dfa = dfas[regex];
-    return dfa ? dfa->Search(text) : RegexSearch(*regexes[regex], text);
+    if (dfa) return !dfa->RulesOut(text) && dfa->Search(text);
+    return RegexSearch(*regexes[regex], text);
   }
   std::vector<Resource> resources;
   std::vector<ObjectPlan> plans;

@@ -855,6 +855,7 @@ const std::vector<std::pair<const char*, std::vector<std::string>>>& DfaCases() 
       {"$", {"", "x"}},
       {"^(?:a|)$", {"", "a"}},
       {"^x+?y{1,3}?$", {"xy", "xxyyy"}},
+      {"^a?", {"", "b", "ab"}},  // an accepting start: no first byte rules a match out
       {kWide,
        {"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyzAB"
         "CDEFGHIJKLMNOPQRSTUVWXYZ0123456789"}},
@@ -934,7 +935,7 @@ TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
   std::mt19937_64 rng(20261202);
   const std::string alphabet = "aAbzZ09x_-./:!+]{}()sS htpMonJ@*~,\xc3\xa9\x80\n";
   auto pick = [&] { return alphabet[rng() % alphabet.size()]; };
-  uint64_t checked = 0, matched = 0;
+  uint64_t checked = 0, matched = 0, ruled_out = 0;
   for (const auto& one : DfaCases()) {
     const char* const pattern = one.first;  // named: the check below captures it
     const std::vector<std::string>& texts = one.second;
@@ -948,6 +949,10 @@ TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
       const bool want = RegexSearch(*re, text);
       ASSERT_EQ(dfa->Search(text), want) << pattern << " on \"" << text << "\"";
       ASSERT_EQ(dfa->SearchBytes(text), want) << pattern << " on \"" << text << "\"";
+      if (dfa->RulesOut(text)) {
+        ASSERT_FALSE(want) << pattern << " on \"" << text << "\": ruled out by its first byte";
+        ++ruled_out;
+      }
       ++checked;
       here += want;
     };
@@ -985,6 +990,7 @@ TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
   }
   EXPECT_GT(checked, 200000u);
   EXPECT_GT(matched, 20000u);
+  EXPECT_GT(ruled_out, 10000u);
 }
 
 // The official suite's patterns (pattern.json, patternProperties.json and
