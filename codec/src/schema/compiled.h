@@ -24,10 +24,15 @@ namespace rosetta::codec::schema {
 inline constexpr uint32_t kNone = ~uint32_t{0};
 inline constexpr uint64_t kNoLimit = ~uint64_t{0};
 
-// The hash of a member name for Node::FindMember: its first and last 8 bytes (fewer in a
-// shorter name, in loads that stay inside it) and its length, in two multiplies. Names
-// that share both ends only share a probe sequence: every hit is compared whole.
-[[gnu::always_inline]] inline uint64_t MemberHash(std::string_view s) {
+// A member name as Node::FindMember looks it up: its first and last 8 bytes (fewer in a
+// shorter name, in loads that stay inside it) as the words a and b, and their hash with
+// its length, in two multiplies. A name of at most 16 bytes is the whole of its length, a
+// and b (the two words cover every byte; under 4 bytes, a holds each), so a member of such
+// a name is found with no load of its bytes; a longer one is compared whole.
+struct MemberKey {
+  uint64_t a, b, hash;
+};
+[[gnu::always_inline]] inline MemberKey MemberKeyOf(std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
   uint64_t a = 0, b = 0;
@@ -46,7 +51,7 @@ inline constexpr uint64_t kNoLimit = ~uint64_t{0};
   }
   uint64_t h = (a ^ n * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
   h ^= (b ^ h >> 31) * 0x94d049bb133111ebull;
-  return h ^ (h >> 29);
+  return MemberKey{a, b, h ^ (h >> 29)};
 }
 
 // The bit of Node::member_lengths a name of n bytes sets (names of 63 bytes or more share
@@ -207,40 +212,45 @@ struct Node {
   // always has.
   bool end_object_work = false;
   bool end_array_work = false;
-  // properties and watched names in one open-addressing table (MemberHash): a member name
-  // is looked up once per Eval, whatever the number of properties.
+  // properties and watched names in one open-addressing table (MemberKey): a member name
+  // is looked up once per Eval, whatever the number of properties. 32 bytes an entry.
   struct Member {
-    std::string_view name;  // into properties / watched
-    uint32_t property;      // its subschema, kNone when it has none
-    uint32_t watch;         // its index in watched, kNone when unwatched
-    uint32_t tag;           // MemberHash's high half: most misses end without a compare
+    uint64_t a = 0, b = 0;   // the name's MemberKey words
+    uint32_t size = kEmpty;  // the name's length; kEmpty: no member in this place
+    uint32_t property;       // its subschema, kNone when it has none
+    uint32_t watch;          // its index in watched, kNone when unwatched
     // Its bit in a map's record of the member names it has had (Validator::ClaimKey), or
     // kNoBit: past the first 64 members, or a name that looks like an integer (the reader
     // compares "12" with an integer key 12, so it keeps its own check of such names).
     uint8_t bit;
     static constexpr uint8_t kNoBit = 0xff;
+    static constexpr uint32_t kEmpty = ~uint32_t{0};
   };
-  std::vector<Member> member_table;  // a power of two in size; name.data() null: empty
+  std::vector<Member> member_table;  // a power of two in size
+  // Beside each entry of member_table: its name (a view of properties / watched), read
+  // only to compare a name past 16 bytes.
+  std::vector<std::string_view> member_names;
   // LengthBit of every name in member_table: a name of another length is no member, with
   // no hash and no probe (a branch's table often holds one or two names).
   uint64_t member_lengths = 0;
   // Whether some member has a bit (Member::bit).
   bool member_bits = false;
-  // Whether a name of `key`'s length can be a member (MightBeMember), then which (hash:
-  // MemberHash(key)).
+  // Whether a name of `key`'s length can be a member (MightBeMember), then which (k:
+  // MemberKeyOf(key)).
   bool MightBeMember(std::string_view key) const {
     return (member_lengths & LengthBit(key.size())) != 0;
   }
   // (Always inlined: GCC left it out of line once the validator grew, and twitter's 1,000
   // records took 2.4M more instructions to validate.)
-  [[gnu::always_inline]] const Member* FindMember(std::string_view key, uint64_t hash) const {
+  [[gnu::always_inline]] const Member* FindMember(std::string_view key, const MemberKey& k) const {
     const Member* table = member_table.data();
     const size_t mask = member_table.size() - 1;
-    const uint32_t tag = static_cast<uint32_t>(hash >> 32);
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    for (size_t i = k.hash & mask;; i = (i + 1) & mask) {
       const Member& member = table[i];
-      if (member.name.data() == nullptr) return nullptr;
-      if (member.tag == tag && SameBytes(member.name, key)) return &member;
+      if (member.size == Member::kEmpty) return nullptr;
+      if (member.a == k.a && member.b == k.b && member.size == key.size() &&
+          (key.size() <= 16 || SameBytes(member_names[i], key)))
+        return &member;
     }
   }
   uint8_t format = 0;            // FormatId, asserted only with format_assertion

@@ -168,7 +168,8 @@ class Compiler {
     }
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
-                     n.properties.size() * 48 + n.required.size() * 32;
+                     n.properties.size() * 48 + n.required.size() * 32 +
+                     n.member_table.size() * (sizeof(Node::Member) + sizeof(std::string_view));
       for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
       for (const auto& t : n.texts) out_->bytes += t.size() + 32;
       for (const Node::NameTest& t : n.name_tests)
@@ -998,12 +999,19 @@ class Compiler {
   // Node::members and its table, once the node is in place (the names are views of its
   // own strings).
   static void BuildMembers(Node* n) {
-    std::vector<Node::Member> members;
+    struct Named {
+      std::string_view name;
+      uint32_t property;
+      uint32_t watch;
+      uint8_t bit;
+    };
+    std::vector<Named> members;
     n->member_table.clear();
+    n->member_names.clear();
     n->member_lengths = 0;
     n->member_bits = false;
     for (const Property& p : n->properties)
-      members.push_back({p.name, p.node, kNone, 0, Node::Member::kNoBit});
+      members.push_back({p.name, p.node, kNone, Node::Member::kNoBit});
     for (uint32_t w = 0; w < n->watched.size(); ++w) {
       bool found = false;
       for (auto& m : members) {
@@ -1012,11 +1020,11 @@ class Compiler {
           found = true;
         }
       }
-      if (!found) members.push_back({n->watched[w], kNone, w, 0, Node::Member::kNoBit});
+      if (!found) members.push_back({n->watched[w], kNone, w, Node::Member::kNoBit});
     }
     if (members.empty()) return;
     uint8_t bits = 0;
-    for (Node::Member& m : members) {
+    for (Named& m : members) {
       const bool integer_like =
           !m.name.empty() && (m.name[0] == '-' || (m.name[0] >= '0' && m.name[0] <= '9'));
       if (bits < 64 && !integer_like) m.bit = bits++;
@@ -1024,15 +1032,16 @@ class Compiler {
     n->member_bits = bits != 0;
     size_t size = 4;
     while (size < members.size() * 2) size *= 2;
-    n->member_table.assign(size,
-                           Node::Member{std::string_view(), kNone, kNone, 0, Node::Member::kNoBit});
-    for (Node::Member& m : members) {
-      const uint64_t hash = MemberHash(m.name);
-      m.tag = static_cast<uint32_t>(hash >> 32);
+    n->member_table.assign(size, Node::Member{});
+    n->member_names.assign(size, std::string_view());
+    for (const Named& m : members) {
+      const MemberKey k = MemberKeyOf(m.name);
       n->member_lengths |= LengthBit(m.name.size());
-      size_t at = hash & (size - 1);
-      while (n->member_table[at].name.data() != nullptr) at = (at + 1) & (size - 1);
-      n->member_table[at] = m;
+      size_t at = k.hash & (size - 1);
+      while (n->member_table[at].size != Node::Member::kEmpty) at = (at + 1) & (size - 1);
+      n->member_table[at] =
+          Node::Member{k.a, k.b, static_cast<uint32_t>(m.name.size()), m.property, m.watch, m.bit};
+      n->member_names[at] = m.name;
     }
   }
 

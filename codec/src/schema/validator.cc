@@ -521,8 +521,8 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
   // No Eval is made while a name is looked at (propertyNames judges a scalar): the
   // pointer stays good.
   Eval* const evals = evals_.data();
-  uint64_t hash = 0;
-  bool hashed = false;
+  MemberKey mk{};  // (made at the first member lookup)
+  bool made = false;
   for (uint32_t e = f.evals_begin; e < end; ++e) {
     Eval& ev = evals[e];
     if (!ev.valid && !ev.committed) {
@@ -538,11 +538,11 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
     bool claimed = false;
     const Node::Member* member = nullptr;
     if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
-      if (!hashed) {
-        hash = MemberHash(key);
-        hashed = true;
+      if (!made) {
+        mk = MemberKeyOf(key);
+        made = true;
       }
-      member = n.FindMember(key, hash);
+      member = n.FindMember(key, mk);
       if (e == f.evals_begin) f.key_bit = member != nullptr ? member->bit : Node::Member::kNoBit;
       if (member != nullptr && member->property != kNone) {
         slots_.push_back(Slot{e, member->property, kMust});
@@ -590,7 +590,7 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   const Node& n = nodes_[ev.node];
   if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
       (n.key_work & Node::kKeyMembers) && n.MightBeMember(key) && (ev.valid || ev.committed)) {
-    const Node::Member* member = n.FindMember(key, MemberHash(key));
+    const Node::Member* member = n.FindMember(key, MemberKeyOf(key));
     if (member != nullptr && member->property != kNone &&
         (member->watch < 64 || member->watch == kNone)) {
       f.key_bit = member->bit;
@@ -614,7 +614,7 @@ bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
   if (work == 0 || (!ev.valid && !ev.committed)) return true;  // (settled)
   bool claimed = false;
   if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
-    const Node::Member* member = n.FindMember(key, MemberHash(key));
+    const Node::Member* member = n.FindMember(key, MemberKeyOf(key));
     f.key_bit = Node::Member::kNoBit;
     if (member != nullptr) {
       f.key_bit = member->bit;
@@ -640,7 +640,7 @@ bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
 uint8_t Validator::MemberBit(const Frame& f, std::string_view key) const {
   const Node& n = nodes_[evals_[f.evals_begin].node];
   if (!n.MightBeMember(key)) return Node::Member::kNoBit;
-  const Node::Member* member = n.FindMember(key, MemberHash(key));
+  const Node::Member* member = n.FindMember(key, MemberKeyOf(key));
   return member != nullptr ? member->bit : Node::Member::kNoBit;
 }
 

@@ -739,6 +739,46 @@ TEST(JsonSchema, IntegerKeysKeepTheirTextPastManyOpenMaps) {
   EXPECT_EQ(s.path, path);
 }
 
+TEST(JsonSchema, MemberNamesOfEveryLengthAreFoundWhole) {
+  // A member name is looked up by its length and its first and last 8 bytes, which are the
+  // whole name up to 16 bytes; a longer one is compared whole. Names of 0 to 40 bytes, each
+  // with its own const; a name that differs from one of them in its middle byte alone
+  // (past 16 bytes: the same first and last 8) is no member.
+  auto name = [](size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s.push_back(static_cast<char>('a' + i % 26));
+    return s;
+  };
+  std::string schema = R"({"additionalProperties":false,"properties":{)";
+  std::string all = "{";
+  // (Appended piece by piece: GCC 12 warns, wrongly, of an overlap in "..." + std::string.)
+  auto member = [&](std::string* out, size_t n, const std::string& value) {
+    out->append(n ? ",\"" : "\"").append(name(n)).append("\":").append(value);
+  };
+  for (size_t n = 0; n <= 40; ++n) {
+    member(&schema, n, std::string("{\"const\":").append(std::to_string(n)).append("}"));
+    member(&all, n, std::to_string(n));
+  }
+  schema += "}}";
+  all += "}";
+  auto set = One(schema);
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(Check(*set, Format::kJson, all).ok());
+  for (size_t n = 1; n <= 40; ++n) {
+    std::string wrong_value = "{";
+    member(&wrong_value, 0, "0");
+    member(&wrong_value, n, std::to_string(n + 1));
+    wrong_value += "}";
+    EXPECT_EQ(Check(*set, Format::kJson, wrong_value).code, ErrorCode::kSchemaViolation) << n;
+    std::string other = "{\"";
+    other.append(name(n)).append("\":").append(std::to_string(n)).append("}");
+    other[2 + n / 2] = '_';  // the name's middle byte
+    const Status s = Check(*set, Format::kJson, other);
+    EXPECT_EQ(s.code, ErrorCode::kSchemaViolation) << n;
+    EXPECT_NE(s.message.find("additionalProperties"), std::string::npos) << n << ": " << s.message;
+  }
+}
+
 TEST(JsonSchema, UnevaluatedIntegerKeysKeepTheirNames) {
   // CBOR {1: 0, 2: 0, 3: 0} and MessagePack {1: 0, 2: 0, 3: 0}: "1" and "3" are evaluated by
   // no subschema. The record of "1" (made when its name is read) outlives the frame's text
