@@ -516,10 +516,14 @@ void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& moves, size_t acce
   const size_t states = moves.size();
   const size_t classes = moves[0].size();
   if (states * classes * classes > kMaxPairWork) return;
-  // One byte's move; an accepting state keeps accepting when a prefix match suffices.
-  auto step = [&](size_t d, size_t k) -> size_t {
-    return !end_anchored_ && d >= accepting ? d : static_cast<size_t>(moves[d][k]);
-  };
+  // One byte's move, by class then state (flat, for the loops below); an accepting state
+  // keeps accepting when a prefix match suffices.
+  std::vector<uint8_t> by_class(classes * states);
+  for (size_t k = 0; k < classes; ++k)
+    for (size_t d = 0; d < states; ++d)
+      by_class[k * states + d] =
+          static_cast<uint8_t>(!end_anchored_ && d >= accepting ? d : moves[d][k]);
+  auto step = [&](size_t d, size_t k) -> size_t { return by_class[k * states + d]; };
   // Each pair of classes: the state every state moves to (a column); pairs with the same
   // column share it.
   std::unordered_map<std::string, uint16_t> column_of;
@@ -527,8 +531,10 @@ void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& moves, size_t acce
   std::vector<uint16_t> pair_column(classes * classes);
   std::string column(states, '\0');
   for (size_t a = 0; a < classes; ++a) {
+    const uint8_t* const first = &by_class[a * states];
     for (size_t b = 0; b < classes; ++b) {
-      for (size_t d = 0; d < states; ++d) column[d] = static_cast<char>(step(step(d, a), b));
+      const uint8_t* const second = &by_class[b * states];
+      for (size_t d = 0; d < states; ++d) column[d] = static_cast<char>(second[first[d]]);
       auto it = column_of.find(column);
       if (it == column_of.end()) {
         it = column_of.emplace(column, static_cast<uint16_t>(columns.size())).first;
