@@ -2,7 +2,8 @@
 // pattern gets when it is simple enough must give RE2's verdict on every text. Byte 0: the
 // pattern's length (mod what is left); the pattern, then the text. Checked, for every
 // pattern that both AsciiDfa and the ECMA-262 -> RE2 translation take: Search's verdict (two
-// bytes a step where the automaton has pairs) and SearchBytes' (one) are RegexSearch's.
+// bytes a step where the automaton has pairs) and SearchBytes' (one) are RegexSearch's, and
+// a text RulesOut refuses by its first byte is no match.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,5 +30,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (dfa->Search(text) != want) rosetta::fuzz::Fail("AsciiDfa and RE2 disagree on a text");
   if (dfa->SearchBytes(text) != want)
     rosetta::fuzz::Fail("AsciiDfa's one-byte search and RE2 disagree on a text");
+  if (want && dfa->RulesOut(text)) rosetta::fuzz::Fail("AsciiDfa::RulesOut refused a match");
   return 0;
 }
