@@ -154,8 +154,8 @@ std::string Doubled(double d) {
 }  // namespace
 
 struct Validator::Spare {
-  std::vector<Eval> evals;
-  std::vector<Slot> slots;
+  PodStack<Eval> evals;
+  PodStack<Slot> slots;
   FrameStack frames;
   std::vector<Extra> extras;
   std::vector<uint64_t> marks;
@@ -1102,7 +1102,7 @@ bool Validator::CloseGeneral(Frame& f) {
   for (uint32_t e = evals_begin; e < end; e = evals_[e].subtree_end) {
     DeliverRoot(evals_[e]);
   }
-  evals_.resize(evals_begin);
+  evals_.truncate(evals_begin);
   if (capture) DropCapture(canon_begin, marks_begin);
   return ChildDone();
 }

@@ -12,6 +12,7 @@
 #include "core/context.h"
 #include "core/key_set.h"
 #include "json/json_writer.h"
+#include "memory/pod_stack.h"
 #include "rosetta/codec/output.h"
 #include "rosetta/codec/sink.h"
 #include "schema/compiled.h"
@@ -306,8 +307,8 @@ class Validator {
       return !stopped_;
     }
     Frame& p = frames_.back();
-    // (Only ever fewer: erased at the end, which for a trivial type is setting the end.)
-    slots_.erase(slots_.begin() + SlotsAfterChild(p), slots_.end());
+    // (Only ever fewer.)
+    slots_.truncate(SlotsAfterChild(p));
     ++p.count;
     if (p.is_map) p.expect_key = true;
     return !stopped_ && AccountExtras();
@@ -435,8 +436,8 @@ class Validator {
   bool have_offset_ = false;
 
   uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
-  std::vector<Eval> evals_;
-  std::vector<Slot> slots_;
+  PodStack<Eval> evals_;
+  PodStack<Slot> slots_;
   // The open containers. A closed container's Frame stays for the next one, so a member
   // name's buffer is allocated once per depth, not once per container.
   class FrameStack {
