@@ -62,8 +62,9 @@ class PodStack {
     data_ = p;
     cap_ = cap;
   }
+  // (Unsized: clang 14 declares the sized forms only with -fsized-deallocation.)
   void Free() {
-    if (data_ != nullptr) ::operator delete(data_, cap_ * sizeof(T), kAlign);
+    if (data_ != nullptr) ::operator delete(data_, kAlign);
   }
 
   T* data_ = nullptr;
