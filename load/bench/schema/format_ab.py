@@ -11,19 +11,9 @@ as NAME.jsonl, NAME.cbor-seq and NAME.msgpack-seq). Each round runs JSON, X, X, 
 takes the ratio of X's two medians to JSON's; the median of the rounds' ratios is printed
 with the quartiles, for X = CBOR and X = MessagePack. Below 1: X is faster than JSON.
 """
-import json
-import statistics
-import subprocess
 import sys
 
-
-def run(binary, data_dir, name, fmt, ext):
-    out = subprocess.run(
-        ["taskset", "-c", "1", binary, "warm", f"{data_dir}/{name}.schema.json",
-         f"{data_dir}/{name}.{ext}", "--format", fmt, "--runs", "3", "--warmup-s", "0.2",
-         "--min-run-s", "0.05"],
-        capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["median_s"]
+from warm_ab import paired, run
 
 
 def main():
@@ -33,17 +23,9 @@ def main():
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 5
     for name in sets.split(","):
         for fmt, ext in (("cbor", "cbor-seq"), ("msgpack", "msgpack-seq")):
-            ratios = []
-            for _ in range(rounds):
-                a1 = run(binary, data_dir, name, "json", "jsonl")
-                b1 = run(binary, data_dir, name, fmt, ext)
-                b2 = run(binary, data_dir, name, fmt, ext)
-                a2 = run(binary, data_dir, name, "json", "jsonl")
-                ratios.append((b1 + b2) / (a1 + a2))
-            ratios.sort()
-            print(f"{name}: {fmt} / json {statistics.median(ratios):.3f} "
-                  f"(quartiles {ratios[len(ratios) // 4]:.3f} {ratios[3 * len(ratios) // 4]:.3f}, "
-                  f"{rounds} rounds)", flush=True)
+            ratio = paired(lambda: run(binary, data_dir, name),
+                           lambda: run(binary, data_dir, name, fmt, ext), rounds)
+            print(f"{name}: {fmt} / json {ratio}", flush=True)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,27 @@ import subprocess
 import sys
 
 
-def run(binary, data_dir, name):
+def run(binary, data_dir, name, fmt="json", ext="jsonl"):
     out = subprocess.run(
         ["taskset", "-c", "1", binary, "warm", f"{data_dir}/{name}.schema.json",
-         f"{data_dir}/{name}.jsonl", "--runs", "3", "--warmup-s", "0.2", "--min-run-s", "0.05"],
+         f"{data_dir}/{name}.{ext}", "--format", fmt, "--runs", "3", "--warmup-s", "0.2",
+         "--min-run-s", "0.05"],
         capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])["median_s"]
+
+
+def paired(run_a, run_b, rounds):
+    """The median and quartiles of B/A over rounds of A, B, B, A (each a timing call)."""
+    ratios = []
+    for _ in range(rounds):
+        a1 = run_a()
+        b1 = run_b()
+        b2 = run_b()
+        a2 = run_a()
+        ratios.append((b1 + b2) / (a1 + a2))
+    ratios.sort()
+    return (f"{statistics.median(ratios):.3f} (quartiles {ratios[len(ratios) // 4]:.3f} "
+            f"{ratios[3 * len(ratios) // 4]:.3f}, {rounds} rounds)")
 
 
 def main():
@@ -30,18 +45,8 @@ def main():
     a, b, data_dir, sets = sys.argv[1:5]
     rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 9
     for name in sets.split(","):
-        ratios = []
-        for _ in range(rounds):
-            a1 = run(a, data_dir, name)
-            b1 = run(b, data_dir, name)
-            b2 = run(b, data_dir, name)
-            a2 = run(a, data_dir, name)
-            ratios.append((b1 + b2) / (a1 + a2))
-        ratios.sort()
-        print(f"{name}: B/A {statistics.median(ratios):.3f} "
-              f"(quartiles {ratios[len(ratios) // 4]:.3f} {ratios[3 * len(ratios) // 4]:.3f}, "
-              f"{rounds} rounds)", flush=True)
-
+        ratio = paired(lambda: run(a, data_dir, name), lambda: run(b, data_dir, name), rounds)
+        print(f"{name}: B/A {ratio}", flush=True)
 
 if __name__ == "__main__":
     main()
