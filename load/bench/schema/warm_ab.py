@@ -48,5 +48,6 @@ def main():
         ratio = paired(lambda: run(a, data_dir, name), lambda: run(b, data_dir, name), rounds)
         print(f"{name}: B/A {ratio}", flush=True)
 
+
 if __name__ == "__main__":
     main()
