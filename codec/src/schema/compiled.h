@@ -25,10 +25,13 @@ inline constexpr uint32_t kNone = ~uint32_t{0};
 inline constexpr uint64_t kNoLimit = ~uint64_t{0};
 
 // A member name as Node::FindMember looks it up: its first and last 8 bytes (fewer in a
-// shorter name, in loads that stay inside it) as the words a and b, and their hash with
-// its length, in two multiplies. A name of at most 16 bytes is the whole of its length, a
-// and b (the two words cover every byte; under 4 bytes, a holds each), so a member of such
-// a name is found with no load of its bytes; a longer one is compared whole.
+// shorter name, in loads that stay inside it) as the words a and b, and a hash of them and
+// the length in one multiply, whose top bits are the name's place in a table (MemberSlot).
+// A lookup waits on the chain from the name's bytes to the table entry's load, so the
+// chain is short: a rotate, two xors, a multiply and a shift. A name of at most 16 bytes
+// is the whole of its length, a and b (the two words cover every byte; under 4 bytes, a
+// holds each), so a member of such a name is found with no load of its bytes; a longer
+// one is compared whole.
 struct MemberKey {
   uint64_t a, b, hash;
 };
@@ -49,9 +52,13 @@ struct MemberKey {
     a = static_cast<unsigned char>(p[0]) | static_cast<unsigned char>(p[n / 2]) << 8 |
         static_cast<unsigned char>(p[n - 1]) << 16;
   }
-  uint64_t h = (a ^ n * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
-  h ^= (b ^ h >> 31) * 0x94d049bb133111ebull;
-  return MemberKey{a, b, h ^ (h >> 29)};
+  const uint64_t x = (a ^ n) ^ (b << 29 | b >> 35);
+  return MemberKey{a, b, x * 0x9e3779b97f4a7c15ull};
+}
+// The first place tried for a name of hash `hash` in a table of 2^(64 - shift) entries:
+// the product's top bits, which every bit of the name's words moves.
+inline size_t MemberSlot(uint64_t hash, uint8_t shift) {
+  return static_cast<size_t>(hash >> shift);
 }
 
 // The bit of Node::member_lengths a name of n bytes sets (names of 63 bytes or more share
@@ -227,6 +234,7 @@ struct Node {
     static constexpr uint32_t kEmpty = ~uint32_t{0};
   };
   std::vector<Member> member_table;  // a power of two in size
+  uint8_t member_shift = 63;         // 64 - log2 of its size (MemberSlot)
   // Beside each entry of member_table: its name (a view of properties / watched), read
   // only to compare a name past 16 bytes.
   std::vector<std::string_view> member_names;
@@ -245,7 +253,7 @@ struct Node {
   [[gnu::always_inline]] const Member* FindMember(std::string_view key, const MemberKey& k) const {
     const Member* table = member_table.data();
     const size_t mask = member_table.size() - 1;
-    for (size_t i = k.hash & mask;; i = (i + 1) & mask) {
+    for (size_t i = MemberSlot(k.hash, member_shift);; i = (i + 1) & mask) {
       const Member& member = table[i];
       if (member.size == Member::kEmpty) return nullptr;
       if (member.a == k.a && member.b == k.b && member.size == key.size() &&

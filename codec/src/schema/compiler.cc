@@ -1031,13 +1031,17 @@ class Compiler {
     }
     n->member_bits = bits != 0;
     size_t size = 4;
-    while (size < members.size() * 2) size *= 2;
+    n->member_shift = 62;
+    while (size < members.size() * 2) {
+      size *= 2;
+      --n->member_shift;
+    }
     n->member_table.assign(size, Node::Member{});
     n->member_names.assign(size, std::string_view());
     for (const Named& m : members) {
       const MemberKey k = MemberKeyOf(m.name);
       n->member_lengths |= LengthBit(m.name.size());
-      size_t at = k.hash & (size - 1);
+      size_t at = MemberSlot(k.hash, n->member_shift);
       while (n->member_table[at].size != Node::Member::kEmpty) at = (at + 1) & (size - 1);
       n->member_table[at] =
           Node::Member{k.a, k.b, static_cast<uint32_t>(m.name.size()), m.property, m.watch, m.bit};
