@@ -21,7 +21,9 @@ median one reported): node ajv_peer.cjs warm, rosetta-schema-valijson warm,
 and rosetta itself, rosetta-schema-warm warm (the CLI's `validate --seq --keep-going` run
 in-process over the file in memory: JSON with and without the schema, CBOR and MessagePack with
 it). The peers' compile times are the median of 5 compilations; rosetta's schema load is the
-whole-process time of a one-record input with the schema less the same without it.
+whole-process time of a one-record input with the schema less the same without it. The warm
+harnesses also report the memory a loaded schema holds (schema_heap_bytes: the malloc heap for
+rosetta and valijson, the JS heap for ajv; rosetta's compiled_bytes too).
 
 Every command's verdicts are checked: rosetta's error lines must name exactly the records the
 data set's verdicts (python3-jsonschema's, made with the data) say are invalid, the peers'
@@ -419,6 +421,21 @@ def main():
             fmt(rss('rosetta_json'), '.1f'), fmt(rss('plain_json'), '.1f'), fmt(rss('ajv'), '.1f'),
             fmt(aw['rss_bytes'] / MIB if 'rss_bytes' in aw else None, '.1f'), fmt(rss('valijson'), '.1f'),
             fmt(vw['peak_rss_kib'] / 1024 if 'peak_rss_kib' in vw else None, '.1f')))
+    p('')
+    p('Memory a loaded schema holds, KiB (from the warm harnesses; rosetta and valijson: the malloc heap in use '
+      '(mallinfo2) after a second load of the schema, kept, less before it; rosetta compiled: what that load '
+      'counts against max_schema_bytes; ajv: the JS heap (heapUsed after full collections) that 10 more '
+      'compilations, each run once on a record, hold, over 10):')
+    p('')
+    p('| data set | rosetta | rosetta compiled | ajv | valijson |')
+    p('|---|---:|---:|---:|---:|')
+    for name in names:
+        warm = results[name][1]
+        kib = lambda w, k: w[k] / 1024 if k in w else None  # noqa: E731
+        rw, aw, vw = warm.get('rosetta', {}), warm.get('ajv', {}), warm.get('valijson', {})
+        p('| %s | %s | %s | %s | %s |' % (
+            name, fmt(kib(rw, 'schema_heap_bytes'), ',.0f'), fmt(kib(rw, 'compiled_bytes'), ',.0f'),
+            fmt(kib(aw, 'schema_heap_bytes'), ',.0f'), fmt(kib(vw, 'schema_heap_bytes'), ',.0f')))
     p('')
     for name in names:
         rows, warm, m, has_formats = results[name]

@@ -13,7 +13,10 @@
 //             the file once, then validates every line for --warmup-s seconds (default 1), then
 //             --runs (default 10) timed runs of as many passes as take --min-run-s (default 0.2)
 //             (a pass: JSON.parse + validate of every line, not the file read or the split);
-//             prints the median time of one pass and the process's memory as JSON
+//             prints the median time of one pass and the process's memory as JSON, with
+//             schema_heap_bytes: the JS heap a compiled schema holds (10 more compilations,
+//             each run once on the first record and kept: heapUsed after full collections,
+//             less the same before them, over 10)
 //   verdicts  one line per record: true or false
 // --formats: ajv-formats and validateFormats (format asserted); without it, format is an
 // annotation, as for rosetta without --format-assertion. --all-errors: ajv's allErrors.
@@ -95,8 +98,24 @@ if (mode === 'once') {
     compile(JSON.parse(schemaText));
     compiles.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
+  // (--expose_gc set from here, for the global gc() of a fresh context.)
+  require('v8').setFlagsFromString('--expose_gc');
+  const gc = require('vm').runInNewContext('gc');
   const bytes = fs.statSync(inputPath).size;
   const all = lines(fs.readFileSync(inputPath, 'utf8'));
+  const first = JSON.parse(all[0]);
+  gc();
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const kept = [];
+  for (let i = 0; i < 10; i++) {
+    kept.push(compile(JSON.parse(schemaText)));
+    kept[i](first);
+  }
+  gc();
+  gc();
+  const schemaHeapBytes = Math.round((process.memoryUsage().heapUsed - heapBefore) / kept.length);
+  if (kept.some((v) => typeof v !== 'function')) throw new Error('ajv.compile returned no function');
   let invalid = 0;
   const pass = () => {
     let bad = 0;
@@ -129,6 +148,6 @@ if (mode === 'once') {
     compile_ms: median(compiles), first_compile_ms: firstCompileMs, warmup_passes: warmPasses,
     passes_per_run: passesPerRun,
     runs_s: runs, median_s: m, mbps: bytes / m / 1e6, records_per_s: all.length / m,
-    rss_bytes: mem.rss, heap_used_bytes: mem.heapUsed,
+    rss_bytes: mem.rss, heap_used_bytes: mem.heapUsed, schema_heap_bytes: schemaHeapBytes,
   }) + '\n');
 }

@@ -1,7 +1,10 @@
 // What the JSON Schema benchmark's in-process ("warm") harnesses share: reading the data
-// set, timing passes over it and the process's peak RSS. Used by rosetta-schema-valijson
+// set, timing passes over it, the heap a loaded schema holds and the process's peak RSS.
+// Used by rosetta-schema-valijson
 // and rosetta-schema-warm (load/bench/schema).
 #pragma once
+
+#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +30,13 @@ inline std::string ReadFile(const char* program, const char* path) {
   std::ostringstream out;
   out << in.rdbuf();
   return std::move(out).str();
+}
+
+// Bytes the process's malloc has handed out and not had back (every arena, and blocks
+// mapped on their own): what a loaded schema holds is this after its load less before.
+inline size_t HeapInUse() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
 }
 
 inline double Seconds(Clock::time_point from, Clock::time_point to) {
