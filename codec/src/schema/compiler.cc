@@ -724,8 +724,6 @@ class Compiler {
           if (!Child(s, p, "properties/" + EscapePointerToken(name), &c, error)) return false;
           n->properties.push_back(Property{name, c});
         }
-        std::sort(n->properties.begin(), n->properties.end(),
-                  [](const Property& a, const Property& b) { return a.name < b.name; });
       }
       if (const JVal* pp = v.Get("patternProperties")) {
         if (pp->kind != JVal::kObject)
@@ -1038,6 +1036,7 @@ class Compiler {
     }
     n->member_table.assign(size, Node::Member{});
     n->member_names.assign(size, std::string_view());
+    std::vector<size_t> place(members.size());
     for (const Named& m : members) {
       const MemberKey k = MemberKeyOf(m.name);
       n->member_lengths |= LengthBit(m.name.size());
@@ -1046,6 +1045,14 @@ class Compiler {
       n->member_table[at] =
           Node::Member{k.a, k.b, static_cast<uint32_t>(m.name.size()), m.property, m.watch, m.bit};
       n->member_names[at] = m.name;
+      place[&m - members.data()] = at;
+    }
+    // The expected order: properties as declared (members starts with them, in order).
+    if (size <= Node::Member::kNoPlace) {
+      const size_t properties = n->properties.size();
+      if (properties != 0) n->first_member = static_cast<uint16_t>(place[0]);
+      for (size_t i = 0; i + 1 < properties; ++i)
+        n->member_table[place[i]].next = static_cast<uint16_t>(place[i + 1]);
     }
   }
 

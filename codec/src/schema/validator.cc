@@ -590,9 +590,10 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   const Node& n = nodes_[ev.node];
   if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
       (n.key_work & Node::kKeyMembers) && n.MightBeMember(key) && (ev.valid || ev.committed)) {
-    const Node::Member* member = n.FindMember(key, MemberKeyOf(key));
+    const Node::Member* member = n.FindMemberFrom(f.expect, key, MemberKeyOf(key));
     if (member != nullptr && member->property != kNone &&
         (member->watch < 64 || member->watch == kNone)) {
+      f.expect = member->next;
       f.key_bit = member->bit;
       f.child = member->property;
       if (member->watch != kNone) ev.seen |= uint64_t{1} << member->watch;
@@ -614,9 +615,10 @@ bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
   if (work == 0 || (!ev.valid && !ev.committed)) return true;  // (settled)
   bool claimed = false;
   if ((work & Node::kKeyMembers) && n.MightBeMember(key)) {
-    const Node::Member* member = n.FindMember(key, MemberKeyOf(key));
+    const Node::Member* member = n.FindMemberFrom(f.expect, key, MemberKeyOf(key));
     f.key_bit = Node::Member::kNoBit;
     if (member != nullptr) {
+      f.expect = member->next;
       f.key_bit = member->bit;
       if (member->property != kNone) {
         f.child = member->property;
@@ -834,6 +836,7 @@ bool Validator::OnBeginRest(bool is_map) {
   f.stable_from = 0;
   f.item_slots_end = 0;
   f.key = {};
+  f.expect = Node::Member::kNoPlace;
   opening_type_ = is_map ? kTypeObject : kTypeArray;
   // A map with one subschema due that has an ObjectPlan: its evaluations copied from it.
   bool planned = false;
@@ -913,6 +916,7 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   if (is_map) {
     f.claims = n.member_bits;
     f.claimed = 0;
+    f.expect = n.first_member;
   }
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {

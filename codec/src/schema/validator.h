@@ -189,6 +189,9 @@ class Validator {
     // member), kBitUnknown when it was not looked up.
     bool claims = false;
     uint8_t key_bit = 0;
+    // Maps read by DirectKey: the place in the first evaluation's member table of the name
+    // expected next (Node::FindMemberFrom), Node::Member::kNoPlace when none is.
+    uint16_t expect = 0;
     uint64_t claimed = 0;  // the bits of the names claimed so far
     // The current member's name (maps): a view of the reader's text, which stays in place
     // while its map is read (a reader keeps every key's bytes for the whole request), or of

@@ -779,6 +779,29 @@ TEST(JsonSchema, MemberNamesOfEveryLengthAreFoundWhole) {
   }
 }
 
+TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
+  // A direct frame tries the property declared after the last one it found before the
+  // table (Node::FindMemberFrom). Two properties whose names have the same length and the
+  // same first and last 8 bytes, declared one after the other, in either order, and a third
+  // name like them that is none.
+  auto set = One(R"({"additionalProperties":false,"properties":{
+      "aaaaaaaa_1_bbbbbbbb":{"type":"string"},"aaaaaaaa_2_bbbbbbbb":{"type":"integer"}}})");
+  ASSERT_TRUE(set);
+  EXPECT_TRUE(
+      Check(*set, Format::kJson, R"({"aaaaaaaa_1_bbbbbbbb":"x","aaaaaaaa_2_bbbbbbbb":1})").ok());
+  EXPECT_TRUE(
+      Check(*set, Format::kJson, R"({"aaaaaaaa_2_bbbbbbbb":1,"aaaaaaaa_1_bbbbbbbb":"x"})").ok());
+  Status s = Check(*set, Format::kJson, R"({"aaaaaaaa_2_bbbbbbbb":"x"})");
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_NE(s.message.find("/properties/aaaaaaaa_2_bbbbbbbb/type"), std::string::npos) << s.message;
+  s = Check(*set, Format::kJson, R"({"aaaaaaaa_1_bbbbbbbb":"x","aaaaaaaa_2_bbbbbbbb":"y"})");
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_NE(s.message.find("/properties/aaaaaaaa_2_bbbbbbbb/type"), std::string::npos) << s.message;
+  s = Check(*set, Format::kJson, R"({"aaaaaaaa_1_bbbbbbbb":"x","aaaaaaaa_3_bbbbbbbb":1})");
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_NE(s.message.find("additionalProperties"), std::string::npos) << s.message;
+}
+
 TEST(JsonSchema, UnevaluatedIntegerKeysKeepTheirNames) {
   // CBOR {1: 0, 2: 0, 3: 0} and MessagePack {1: 0, 2: 0, 3: 0}: "1" and "3" are evaluated by
   // no subschema. The record of "1" (made when its name is read) outlives the frame's text
