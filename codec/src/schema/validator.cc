@@ -434,7 +434,7 @@ template <class T>
   }
   if (v.type != kTypeString) return true;
   const uint64_t bytes = v.s.size();
-  if (bytes > n.max_length || bytes / 4 < n.min_length) return false;
+  if (bytes > n.max_length || (bytes + 3) / 4 < n.min_length) return false;
   if ((n.has & Node::kFormat) && (format_assertion || n.format_asserted)) return false;
   if ((n.has & (Node::kConst | Node::kEnum)) && !InTexts(n, v.s)) return false;
   return n.pattern == kNone || set.Search(n.pattern, v.s);
@@ -1599,9 +1599,10 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
       fail("multipleOf",
            [&] { return NumberText(v) + " is not a multiple of " + Doubled(n.multiple_of); });
   } else if (v.type == kTypeString) {
-    // A code point is 1 to 4 bytes: the bytes alone settle most lengths without a count.
+    // A code point is 1 to 4 bytes, so a string of n bytes has from ceil(n / 4) to n: the
+    // bytes alone settle most lengths without a count.
     const uint64_t bytes = v.s.size();
-    if (bytes > n.max_length || bytes / 4 < n.min_length) {
+    if (bytes > n.max_length || (bytes + 3) / 4 < n.min_length) {
       const uint64_t len = CodePoints(v.s);
       if (len < n.min_length)
         fail("minLength", [&] {

@@ -779,6 +779,41 @@ TEST(JsonSchema, MemberNamesOfEveryLengthAreFoundWhole) {
   }
 }
 
+TEST(JsonSchema, StringLengthsAreCodePoints) {
+  // A string of n bytes has ceil(n / 4) to n code points: the bytes settle a length when
+  // that range is inside the bounds, else the code points are counted. Strings of one
+  // code point of 1 to 4 bytes and of 1 to 3 ASCII bytes, each against minLength and
+  // maxLength 1 and 2, as the payload and as an item of a direct frame.
+  const std::vector<std::pair<std::string, int>> strings = {{"a", 1},
+                                                            {"ab", 2},
+                                                            {"abc", 3},
+                                                            {"\\u00e9", 1},
+                                                            {"\\u65e5", 1},
+                                                            {"\\ud83d\\udca9", 1},
+                                                            {"\\ud83d\\udca9a", 2},
+                                                            {"", 0}};
+  int checked = 0;
+  for (const int bound : {1, 2}) {
+    for (const char* keyword : {"minLength", "maxLength"}) {
+      const bool min = std::string(keyword) == "minLength";
+      std::string body = "\"";
+      body.append(keyword).append("\":").append(std::to_string(bound));
+      auto top = One("{" + body + "}");
+      auto items = One(R"({"items":{)" + body + "}}");
+      ASSERT_TRUE(top && items);
+      for (const auto& [text, points] : strings) {
+        const bool want = min ? points >= bound : points <= bound;
+        const std::string value = "\"" + text + "\"";
+        EXPECT_EQ(Check(*top, Format::kJson, value).ok(), want) << body << " " << value;
+        EXPECT_EQ(Check(*items, Format::kJson, "[" + value + "]").ok(), want)
+            << body << " " << value;
+        checked += 2;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 2 * 2 * 8 * 2);
+}
+
 TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
   // A direct frame tries the property declared after the last one it found before the
   // table (Node::FindMemberFrom). Two properties whose names have the same length and the
