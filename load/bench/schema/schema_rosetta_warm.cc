@@ -12,8 +12,8 @@
 // Prints {"records","invalid","bytes","compile_ms","schema_heap_bytes","compiled_bytes",
 // ...,"median_s","mbps",...} as JSON (a pass's median over --runs timed runs, after
 // --warmup-s seconds of passes). schema_heap_bytes: the heap a second load of the schema
-// holds while it is loaded (the first load made whatever a process makes once, such as the
-// metaschemas); compiled_bytes: what that set counts against max_schema_bytes.
+// holds while it is kept (a second one, so that nothing a process makes once, at its first
+// load, is counted); compiled_bytes: what that set counts against max_schema_bytes.
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>

@@ -1,7 +1,6 @@
 // What the JSON Schema benchmark's in-process ("warm") harnesses share: reading the data
 // set, timing passes over it, the heap a loaded schema holds and the process's peak RSS.
-// Used by rosetta-schema-valijson
-// and rosetta-schema-warm (load/bench/schema).
+// Used by rosetta-schema-valijson and rosetta-schema-warm (load/bench/schema).
 #pragma once
 
 #include <malloc.h>
