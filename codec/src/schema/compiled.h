@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,7 +81,7 @@ inline constexpr uint8_t kAllTypes = 0x7f;
 // How an evaluation is applied by its in-place parent (Validator's evaluations, ObjectPlan).
 enum Role : uint8_t { kAll, kAny, kOne, kNot, kIf, kThen, kElse, kDep };
 
-// A name test (Node::name_tests) is a postfix program of these, each in the top 4 bits of
+// A name test (NodeRare::name_tests) is a postfix program of these, each in the top 4 bits of
 // a word whose low 28 bits are its argument, over a stack of truth values.
 enum NameOp : uint32_t {
   kNameHas,    // push: the watched name of index arg was seen
@@ -148,6 +149,33 @@ struct DependentSchema {
   std::string name;
   uint32_t node;
 };
+
+// A name_judged branch's verdict (NodeRare::name_tests).
+struct NameTest {
+  // Most tests are "these names are all present" (or not): with every name among the
+  // first 64 watched, the verdict is (seen & mask) == mask, != negated.
+  bool by_mask = false;
+  bool negated = false;
+  uint64_t mask = 0;
+  std::vector<uint32_t> program;  // otherwise
+};
+
+// The keywords of a subschema that few subschemas have, kept apart from its Node (and
+// made only when one is present): a Node is what every subschema pays for.
+struct NodeRare {
+  std::string format_name;               // only for a format FormatId knows
+  std::string const_value;               // canonical form (canonical.h)
+  std::vector<std::string> enum_values;  // canonical forms
+  std::vector<DependentRequired> dependent_required;
+  std::vector<DependentSchema> dependent_schemas;
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
+  std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
+  std::vector<PatternProperty> pattern_properties;
+  // The name_judged branches of the node, in the order anyOf, oneOf, not, if, then, else:
+  // each one's verdict as a NameOp program over the node's watched names.
+  std::vector<NameTest> name_tests;
+};
+inline const NodeRare kNoRare{};
 
 // One compiled subschema. Keywords absent from it keep their defaults (no constraint);
 // the evaluator checks only what `has` says is present.
@@ -239,8 +267,8 @@ struct Node {
     static constexpr uint16_t kNoPlace = 0xffff;
   };
   std::vector<Member> member_table;  // a power of two in size
-  // Beside each entry of member_table: its name (a view of properties / watched), read
-  // only to compare a name past 16 bytes.
+  // Beside each entry of member_table: its name, read only to compare a name past 16 bytes
+  // (a view of watched, or of Compiled::long_names).
   std::vector<std::string_view> member_names;
   // LengthBit of every name in member_table: a name of another length is no member, with
   // no hash and no probe (a branch's table often holds one or two names).
@@ -284,7 +312,6 @@ struct Node {
   }
   uint8_t format = 0;            // FormatId, asserted only with format_assertion
   bool format_asserted = false;  // its metaschema has the format-assertion vocabulary
-  std::string format_name;
   // Draft 7's contentEncoding "base64" and contentMediaType "application/json" (later drafts
   // make them annotations).
   bool content_base64 = false;
@@ -306,41 +333,24 @@ struct Node {
   uint64_t min_contains = 1, max_contains = kNoLimit;
   uint32_t unevaluated_items = kNone;
 
-  std::vector<Property> properties;  // in document order
-  std::vector<PatternProperty> pattern_properties;
   uint32_t additional_properties = kNone;
   uint32_t property_names = kNone;
-  std::vector<std::string> required;
-  std::vector<DependentRequired> dependent_required;
-  std::vector<DependentSchema> dependent_schemas;
   uint64_t min_properties = 0, max_properties = kNoLimit;
   uint32_t unevaluated_properties = kNone;
   // Member names whose presence matters (required, dependentRequired, dependentSchemas),
   // sorted; the keywords refer to them by index.
   std::vector<std::string> watched;
-  std::vector<uint32_t> required_w;
+  std::vector<uint32_t> required_w;  // `required`, as indexes in watched
   // The bits of the required names when each is among the first 64 watched (all present:
   // (seen & required_mask) == required_mask); 0 when one is not.
   uint64_t required_mask = 0;
-  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> dependent_required_w;
-  std::vector<uint32_t> dependent_schemas_w;  // the trigger of each dependent_schemas entry
   // On an object, this subschema's verdict follows from which names are present alone
   // (`{"required": ["uses"]}`, `{"not": {"required": ["with"]}}`: required,
   // dependentRequired and a type, under the in-place applicators). As a branch (anyOf,
   // oneOf, not, if, then, else) it is then judged from the names its parent watched, with
   // no evaluation of its own.
   bool name_judged = false;
-  // The name_judged branches of this node, in the order anyOf, oneOf, not, if, then, else:
-  // each one's verdict as a NameOp program over this node's watched names.
-  struct NameTest {
-    // Most tests are "these names are all present" (or not): with every name among the
-    // first 64 watched, the verdict is (seen & mask) == mask, != negated.
-    bool by_mask = false;
-    bool negated = false;
-    uint64_t mask = 0;
-    std::vector<uint32_t> program;  // otherwise
-  };
-  std::vector<NameTest> name_tests;
+  using NameTest = schema::NameTest;
   // The verdict at an object's end of what Finalize checks there by names (required,
   // dependentRequired, the name_judged branches, and how anyOf, oneOf, not and if / then /
   // else combine them with the branches it made), for each set of the first
@@ -361,8 +371,6 @@ struct Node {
   uint32_t dynamic_ref = kNone;
   uint32_t dynamic_name = kNone;  // Compiled::anchor_names
 
-  std::string const_value;               // canonical form (canonical.h)
-  std::vector<std::string> enum_values;  // canonical forms
   // texts_only: the node's const or enum (not both) has strings alone, listed in texts as
   // they are (not canonical), for the inline check of a scalar_plain node.
   std::vector<std::string> texts;
@@ -374,7 +382,18 @@ struct Node {
   uint32_t object_plan[2] = {kNone, kNone};
 
   uint32_t document = 0;
-  std::string location;  // JSON Pointer of this subschema in its document
+  // JSON Pointer of this subschema in its document: Compiled::locations from location_at,
+  // location_size bytes (Compiled::Location).
+  uint32_t location_at = 0, location_size = 0;
+
+  // format_name, const, enum, dependentRequired, dependentSchemas, patternProperties and
+  // name tests (kNoRare: none).
+  const NodeRare& rare() const { return rare_ ? *rare_ : kNoRare; }
+  NodeRare& rare_mut() {
+    if (!rare_) rare_ = std::make_unique<NodeRare>();
+    return *rare_;
+  }
+  std::unique_ptr<NodeRare> rare_;
 };
 
 // The evaluations one subschema expands to on an object (itself and what it applies in
@@ -453,6 +472,12 @@ struct Compiled {
   std::vector<ObjectPlan> plans;
   std::vector<std::string> anchor_names;
   std::vector<std::string> documents;  // file (or URI) of each document, for locations
+  std::string locations;               // every node's location, one after another
+  // The names of properties past 16 bytes that are not watched (Node::member_names).
+  std::deque<std::string> long_names;
+  std::string_view Location(const Node& n) const {
+    return std::string_view(locations).substr(n.location_at, n.location_size);
+  }
   std::vector<std::unique_ptr<LoadedSchema>> schemas;
   std::unordered_map<std::string, const JsonSchema*> by_name;
   bool uses_dynamic_scope = false;

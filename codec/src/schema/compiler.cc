@@ -75,6 +75,13 @@ bool DraftOfUri(std::string_view uri, Draft* draft) {
   return false;
 }
 
+// What the compiler keeps of a node's keywords until the set is made, and no longer:
+// `properties` become its member table, `required` its watched names.
+struct Source {
+  std::vector<Property> properties;  // in document order
+  std::vector<std::string> required;
+};
+
 class Compiler {
  public:
   Compiler(Compiled* out, const JsonSchemaSet::LoadOptions& options)
@@ -140,9 +147,9 @@ class Compiler {
                                    NameTest(i, &names, &test);
     }
     for (Node& n : out_->nodes) NameTests(&n);
-    for (Node& n : out_->nodes) {
-      BuildMembers(&n);
-      WorkFlags(&n);
+    for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
+      BuildMembers(i);
+      WorkFlags(&out_->nodes[i]);
     }
     for (Node& n : out_->nodes) EndTable(&n);
     if (!out_->uses_dynamic_scope)
@@ -167,14 +174,19 @@ class Compiler {
       }
     }
     for (const Node& n : out_->nodes) {
-      out_->bytes += sizeof(Node) + n.location.size() + n.const_value.size() +
-                     n.properties.size() * 48 + n.required.size() * 32 +
+      out_->bytes += sizeof(Node) + n.location_size + n.watched.size() * 32 +
                      n.member_table.size() * (sizeof(Node::Member) + sizeof(std::string_view));
-      for (const auto& e : n.enum_values) out_->bytes += e.size() + 32;
+      if (n.rare_) {
+        const NodeRare& r = *n.rare_;
+        out_->bytes += sizeof(NodeRare) + r.const_value.size() + r.dependent_required.size() * 56 +
+                       r.dependent_schemas.size() * 40;
+        for (const auto& e : r.enum_values) out_->bytes += e.size() + 32;
+      }
       for (const auto& t : n.texts) out_->bytes += t.size() + 32;
-      for (const Node::NameTest& t : n.name_tests)
+      for (const Node::NameTest& t : n.rare().name_tests)
         out_->bytes += sizeof(Node::NameTest) + t.program.size() * 4;
     }
+    for (const std::string& name : out_->long_names) out_->bytes += 32 + name.size();
     for (const ObjectPlan& p : out_->plans)
       out_->bytes += sizeof(ObjectPlan) + p.entries.size() * sizeof(ObjectPlan::Entry);
     for (const auto& re : out_->regexes) out_->bytes += 64 + 16 * re->ProgramSize();
@@ -455,13 +467,16 @@ class Compiler {
     if (auto it = pos_of_.find(v); it != pos_of_.end()) p = positions_[it->second];
     const uint32_t index = static_cast<uint32_t>(out_->nodes.size());
     out_->nodes.emplace_back();
+    sources_.emplace_back();
     memo_[v] = index;
     *node = index;
     touched_.insert(p.resource);
     Node n;
     n.draft = p.draft;
     n.document = p.doc;
-    n.location = p.pointer;
+    n.location_at = static_cast<uint32_t>(out_->locations.size());
+    n.location_size = static_cast<uint32_t>(p.pointer.size());
+    out_->locations += p.pointer;
     n.resource = p.resource;
     if (v->kind == JVal::kBool) {
       n.kind = v->b ? Node::kTrue : Node::kFalse;
@@ -469,7 +484,9 @@ class Compiler {
       return true;
     }
     if (v->kind != JVal::kObject) return Fail(p, "", "a schema is an object or a boolean", error);
-    if (!CompileKeywords(*v, p, &n, error)) return false;
+    Source src;
+    if (!CompileKeywords(*v, p, &n, &src, error)) return false;
+    sources_[index] = std::move(src);
     const bool empty = n.has == 0 && n.types == kAllTypes && n.pattern == kNone &&
                        n.min_length == 0 && n.max_length == kNoLimit && !n.has_object_work &&
                        !n.has_array_work && !n.has_in_place;
@@ -485,7 +502,7 @@ class Compiler {
     return Compile(&v, at, node, error);
   }
 
-  bool CompileKeywords(const JVal& v, const Pos& p, Node* n, std::string* error) {
+  bool CompileKeywords(const JVal& v, const Pos& p, Node* n, Source* src, std::string* error) {
     const Draft draft = p.draft;
     const bool validation = p.vocab & kVocabValidation;
     const bool applicator = p.vocab & kVocabApplicator;
@@ -581,14 +598,14 @@ class Compiler {
         for (const JVal& item : e->items) {
           std::string c;
           Canonicalize(item, &c);
-          n->enum_values.push_back(std::move(c));
+          n->rare_mut().enum_values.push_back(std::move(c));
           all_texts &= item.kind == JVal::kString;
           if (all_texts) n->texts.push_back(item.s);
         }
         n->has |= Node::kEnum;
       }
       if (const JVal* c = v.Get("const"); c && draft >= Draft::k6) {
-        Canonicalize(*c, &n->const_value);
+        Canonicalize(*c, &n->rare_mut().const_value);
         n->has |= Node::kConst;
         all_texts = c->kind == JVal::kString && !(n->has & Node::kEnum);
         if (all_texts) n->texts.push_back(c->s);
@@ -629,7 +646,7 @@ class Compiler {
       if (const JVal* r = v.Get("required"); r && r->kind == JVal::kArray) {
         for (const JVal& name : r->items) {
           if (name.kind != JVal::kString) return Fail(p, "required", "must hold strings", error);
-          n->required.push_back(name.s);
+          src->required.push_back(name.s);
         }
       }
       if (const JVal* dr = v.Get("dependentRequired"); dr && draft >= Draft::k2019) {
@@ -639,7 +656,7 @@ class Compiler {
           DependentRequired d{name, {}};
           for (const JVal& s : list.items)
             if (s.kind == JVal::kString) d.required.push_back(s.s);
-          n->dependent_required.push_back(std::move(d));
+          n->rare_mut().dependent_required.push_back(std::move(d));
         }
       }
       if (draft >= Draft::k2019) {
@@ -655,7 +672,7 @@ class Compiler {
       n->format = FormatId(f->s, draft);
       if (n->format) n->has |= Node::kFormat;
       n->format_asserted = (p.vocab & kVocabFormatAssertion) != 0;
-      n->format_name = f->s;
+      if (n->format) n->rare_mut().format_name = f->s;
     }
     if (draft == Draft::k7) {
       const JVal* enc = v.Get("contentEncoding");
@@ -722,7 +739,7 @@ class Compiler {
         for (const auto& [name, s] : props->members) {
           uint32_t c;
           if (!Child(s, p, "properties/" + EscapePointerToken(name), &c, error)) return false;
-          n->properties.push_back(Property{name, c});
+          src->properties.push_back(Property{name, c});
         }
       }
       if (const JVal* pp = v.Get("patternProperties")) {
@@ -733,7 +750,7 @@ class Compiler {
           PatternProperty prop;
           if (!NewRegex(pattern, p, key, &prop.regex, error)) return false;
           if (!Child(s, p, key, &prop.node, error)) return false;
-          n->pattern_properties.push_back(prop);
+          n->rare_mut().pattern_properties.push_back(prop);
         }
       }
       if (!one("additionalProperties", &n->additional_properties)) return false;
@@ -749,13 +766,13 @@ class Compiler {
               DependentRequired d{name, {}};
               for (const JVal& r : s.items)
                 if (r.kind == JVal::kString) d.required.push_back(r.s);
-              n->dependent_required.push_back(std::move(d));
+              n->rare_mut().dependent_required.push_back(std::move(d));
               continue;
             }
             uint32_t c;
             if (!Child(s, p, std::string(deps_key) + "/" + EscapePointerToken(name), &c, error))
               return false;
-            n->dependent_schemas.push_back(DependentSchema{name, c});
+            n->rare_mut().dependent_schemas.push_back(DependentSchema{name, c});
           }
         }
       }
@@ -770,14 +787,14 @@ class Compiler {
           !one("unevaluatedProperties", &n->unevaluated_properties))
         return false;
     }
-    Watch(n);
+    Watch(n, *src);
     n->has_in_place = n->has_in_place || !n->all_of.empty() || !n->any_of.empty() ||
                       !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone ||
-                      !n->dependent_schemas.empty();
-    n->has_object_work = !n->properties.empty() || !n->pattern_properties.empty() ||
+                      !n->rare().dependent_schemas.empty();
+    n->has_object_work = !src->properties.empty() || !n->rare().pattern_properties.empty() ||
                          n->additional_properties != kNone || n->property_names != kNone ||
-                         !n->required.empty() || !n->dependent_required.empty() ||
-                         !n->dependent_schemas.empty() || n->min_properties != 0 ||
+                         !src->required.empty() || !n->rare().dependent_required.empty() ||
+                         !n->rare().dependent_schemas.empty() || n->min_properties != 0 ||
                          n->max_properties != kNoLimit || n->unevaluated_properties != kNone;
     n->has_array_work = !n->prefix_items.empty() || n->items != kNone || n->contains != kNone ||
                         n->min_items != 0 || n->max_items != kNoLimit ||
@@ -785,20 +802,20 @@ class Compiler {
     return true;
   }
 
-  static void Watch(Node* n) {
+  static void Watch(Node* n, const Source& src) {
     std::vector<std::string>& w = n->watched;
-    for (const auto& r : n->required) w.push_back(r);
-    for (const auto& d : n->dependent_required) {
+    for (const auto& r : src.required) w.push_back(r);
+    for (const auto& d : n->rare().dependent_required) {
       w.push_back(d.name);
       for (const auto& r : d.required) w.push_back(r);
     }
-    for (const auto& d : n->dependent_schemas) w.push_back(d.name);
+    for (const auto& d : n->rare().dependent_schemas) w.push_back(d.name);
     std::sort(w.begin(), w.end());
     w.erase(std::unique(w.begin(), w.end()), w.end());
     auto index = [&](const std::string& name) {
       return static_cast<uint32_t>(std::lower_bound(w.begin(), w.end(), name) - w.begin());
     };
-    for (const auto& r : n->required) n->required_w.push_back(index(r));
+    for (const auto& r : src.required) n->required_w.push_back(index(r));
     for (uint32_t r : n->required_w) {
       if (r >= 64) {
         n->required_mask = 0;
@@ -806,12 +823,14 @@ class Compiler {
       }
       n->required_mask |= uint64_t{1} << r;
     }
-    for (const auto& d : n->dependent_required) {
+    if (!n->rare_) return;
+    NodeRare& rare = *n->rare_;
+    for (const auto& d : rare.dependent_required) {
       std::vector<uint32_t> req;
       for (const auto& r : d.required) req.push_back(index(r));
-      n->dependent_required_w.emplace_back(index(d.name), std::move(req));
+      rare.dependent_required_w.emplace_back(index(d.name), std::move(req));
     }
-    for (const auto& d : n->dependent_schemas) n->dependent_schemas_w.push_back(index(d.name));
+    for (const auto& d : rare.dependent_schemas) rare.dependent_schemas_w.push_back(index(d.name));
   }
 
   // Appends node c's verdict on an object as a NameOp program over `names` (added to as
@@ -826,10 +845,10 @@ class Compiler {
       out->push_back(NameWord(kNameConst, n.kind == Node::kTrue));
       return true;
     }
-    if (n.tracks_evaluated || (n.has & (Node::kConst | Node::kEnum)) || !n.properties.empty() ||
-        !n.pattern_properties.empty() || n.additional_properties != kNone ||
-        n.property_names != kNone || n.min_properties != 0 || n.max_properties != kNoLimit ||
-        n.dynamic_ref != kNone)
+    if (n.tracks_evaluated || (n.has & (Node::kConst | Node::kEnum)) ||
+        !sources_[c].properties.empty() || !n.rare().pattern_properties.empty() ||
+        n.additional_properties != kNone || n.property_names != kNone || n.min_properties != 0 ||
+        n.max_properties != kNoLimit || n.dynamic_ref != kNone)
       return false;
     if ((n.has & Node::kType) && !(n.types & kTypeObject)) {
       out->push_back(NameWord(kNameConst, 0));
@@ -841,8 +860,8 @@ class Compiler {
       out->push_back(NameWord(kNameHas, static_cast<uint32_t>(it - names->begin())));
     };
     uint32_t terms = 0;  // conjuncts on the stack
-    for (const std::string& r : n.required) has(r), ++terms;
-    for (const DependentRequired& d : n.dependent_required) {
+    for (const std::string& r : sources_[c].required) has(r), ++terms;
+    for (const DependentRequired& d : n.rare().dependent_required) {
       // absent trigger, or every name it asks for
       has(d.name);
       out->push_back(NameWord(kNameNot, 0));
@@ -851,7 +870,7 @@ class Compiler {
       out->push_back(NameWord(kNameAny, 2));
       ++terms;
     }
-    for (const DependentSchema& d : n.dependent_schemas) {
+    for (const DependentSchema& d : n.rare().dependent_schemas) {
       has(d.name);
       out->push_back(NameWord(kNameNot, 0));
       if (!NameTest(d.node, names, out)) return false;
@@ -922,7 +941,7 @@ class Compiler {
     t->mask = mask;
   }
 
-  // Node::name_tests: the programs of the node's name_judged branches, over its watched
+  // NodeRare::name_tests: the programs of the node's name_judged branches, over its watched
   // names (the names they ask for are appended: the indexes already given stay).
   void NameTests(Node* n) {
     if (n->kind != Node::kSchema) return;
@@ -931,7 +950,7 @@ class Compiler {
       Node::NameTest test;
       NameTest(c, &n->watched, &test.program);
       ByMask(&test);
-      n->name_tests.push_back(std::move(test));
+      n->rare_mut().name_tests.push_back(std::move(test));
     };
     for (uint32_t c : n->any_of) add(c);
     for (uint32_t c : n->one_of) add(c);
@@ -983,8 +1002,9 @@ class Compiler {
         if (n.else_ != kNone && made(n.else_) && !Plan(n.else_, e, kElse, 0, false, p))
           return false;
       }
-      for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
-        if (!Plan(n.dependent_schemas[i].node, e, kDep, i, false, p)) return false;
+      const std::vector<DependentSchema>& deps = n.rare().dependent_schemas;
+      for (uint32_t i = 0; i < deps.size(); ++i)
+        if (!Plan(deps[i].node, e, kDep, i, false, p)) return false;
     }
     if (n.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) p->capture = true;
     ObjectPlan::Entry& entry = p->entries[e];
@@ -995,8 +1015,10 @@ class Compiler {
   }
 
   // Node::members and its table, once the node is in place (the names are views of its
-  // own strings).
-  static void BuildMembers(Node* n) {
+  // watched strings, or of Compiled::long_names).
+  void BuildMembers(uint32_t i) {
+    Node* n = &out_->nodes[i];
+    const std::vector<Property>& properties = sources_[i].properties;
     struct Named {
       std::string_view name;
       uint32_t property;
@@ -1008,7 +1030,7 @@ class Compiler {
     n->member_names.clear();
     n->member_lengths = 0;
     n->member_bits = false;
-    for (const Property& p : n->properties)
+    for (const Property& p : properties)
       members.push_back({p.name, p.node, kNone, Node::Member::kNoBit});
     for (uint32_t w = 0; w < n->watched.size(); ++w) {
       bool found = false;
@@ -1044,15 +1066,20 @@ class Compiler {
       while (n->member_table[at].size != Node::Member::kEmpty) at = (at + 1) & (size - 1);
       n->member_table[at] =
           Node::Member{k.a, k.b, static_cast<uint32_t>(m.name.size()), m.property, m.watch, m.bit};
-      n->member_names[at] = m.name;
+      if (m.name.size() > 16) {
+        // (A watched name's view is of its node; a property's own string is the compiler's.)
+        n->member_names[at] = m.watch != kNone
+                                  ? std::string_view(n->watched[m.watch])
+                                  : std::string_view(out_->long_names.emplace_back(m.name));
+      }
       place[&m - members.data()] = at;
     }
     // The expected order: properties as declared (members starts with them, in order).
     if (size <= Node::Member::kNoPlace) {
-      const size_t properties = n->properties.size();
-      if (properties != 0) n->first_member = static_cast<uint16_t>(place[0]);
-      for (size_t i = 0; i + 1 < properties; ++i)
-        n->member_table[place[i]].next = static_cast<uint16_t>(place[i + 1]);
+      const size_t declared = properties.size();
+      if (declared != 0) n->first_member = static_cast<uint16_t>(place[0]);
+      for (size_t k = 0; k + 1 < declared; ++k)
+        n->member_table[place[k]].next = static_cast<uint16_t>(place[k + 1]);
     }
   }
 
@@ -1065,7 +1092,7 @@ class Compiler {
     }
     uint8_t kw = 0;
     if (!n->member_table.empty()) kw |= Node::kKeyMembers;
-    if (!n->pattern_properties.empty()) kw |= Node::kKeyPatterns;
+    if (!n->rare().pattern_properties.empty()) kw |= Node::kKeyPatterns;
     if (n->additional_properties != kNone) kw |= Node::kKeyAdditional;
     if (n->unevaluated_properties != kNone) kw |= Node::kKeyUneval;
     if (n->property_names != kNone) kw |= Node::kKeyNames;
@@ -1077,7 +1104,8 @@ class Compiler {
     const bool typed = (n->has & Node::kType) != 0;
     n->end_object_work = either || (typed && !(n->types & kTypeObject)) || n->min_properties != 0 ||
                          n->max_properties != kNoLimit || !n->required_w.empty() ||
-                         !n->dependent_required_w.empty() || !n->dependent_schemas.empty();
+                         !n->rare().dependent_required_w.empty() ||
+                         !n->rare().dependent_schemas.empty();
     n->end_array_work = either || (typed && !(n->types & kTypeArray)) || n->min_items != 0 ||
                         n->max_items != kNoLimit || (n->has & Node::kUniqueItems) != 0 ||
                         n->contains != kNone;
@@ -1104,7 +1132,7 @@ class Compiler {
     auto judged = [&](uint32_t c) { return c != kNone && nodes[c].name_judged; };
     for (uint64_t s = 0; s < (uint64_t{1} << names); ++s) {
       auto seen = [&](uint32_t w) { return w < names && (s >> w & 1) != 0; };
-      const Node::NameTest* test = n->name_tests.data();
+      const Node::NameTest* test = n->rare().name_tests.data();
       auto judge = [&] {
         const Node::NameTest& t = *test++;
         if (t.by_mask) return ((s & t.mask) == t.mask) != t.negated;
@@ -1112,7 +1140,7 @@ class Compiler {
       };
       bool ok = true;
       for (uint32_t w : n->required_w) ok &= seen(w);
-      for (const auto& [trigger, list] : n->dependent_required_w)
+      for (const auto& [trigger, list] : n->rare().dependent_required_w)
         if (seen(trigger))
           for (uint32_t w : list) ok &= seen(w);
       // The branches made (passing), then the name_judged ones, in NameTests' order.
@@ -1151,9 +1179,10 @@ class Compiler {
         (n->has & (Node::kConst | Node::kEnum)))
       return;
     // (uniqueItems: a direct array frame captures its items; a map has no use for it.)
-    n->direct_map = n->pattern_properties.empty() && n->unevaluated_properties == kNone;
+    n->direct_map = n->rare().pattern_properties.empty() && n->unevaluated_properties == kNone;
     n->direct_array = n->contains == kNone && n->unevaluated_items == kNone;
-    n->quick_end = n->dependent_required_w.empty() && (n->required_w.empty() || n->required_mask);
+    n->quick_end =
+        n->rare().dependent_required_w.empty() && (n->required_w.empty() || n->required_mask);
     n->captures_items = n->direct_array && (n->has & Node::kUniqueItems);
     n->quick_max_items = n->captures_items ? std::min<uint64_t>(n->max_items, 1) : n->max_items;
   }
@@ -1181,7 +1210,7 @@ class Compiler {
     for (uint32_t c : n.one_of) out->push_back(c);
     for (uint32_t c : {n.not_, n.if_, n.then_, n.else_, n.ref, n.dynamic_ref})
       if (c != kNone) out->push_back(c);
-    for (const auto& d : n.dependent_schemas) out->push_back(d.node);
+    for (const auto& d : n.rare().dependent_schemas) out->push_back(d.node);
     if (n.dynamic_name != kNone) {
       for (const Resource& r : out_->resources) {
         if (n.dynamic_name == kRecursiveAnchor) {
@@ -1200,6 +1229,11 @@ class Compiler {
   // neither the memory a container's evaluations take nor the time a scalar's take can
   // grow exponentially with the schema.
   static constexpr uint64_t kMaxInPlace = 10000;
+  // "FILE: POINTER" of a node, for load errors.
+  std::string LocationText(const Node& n) const {
+    const std::string_view loc = out_->Location(n);
+    return out_->documents[n.document] + ": " + (loc.empty() ? std::string("/") : std::string(loc));
+  }
   bool CheckCycles(std::string* error) {
     const size_t count = out_->nodes.size();
     std::vector<uint8_t> state(count, 0);  // 0 new, 1 on the path, 2 done
@@ -1216,8 +1250,7 @@ class Compiler {
         if (next < edges[node].size()) {
           const uint32_t c = edges[node][next++];
           if (state[c] == 1) {
-            const Node& n = out_->nodes[c];
-            *error = out_->documents[n.document] + ": " + (n.location.empty() ? "/" : n.location) +
+            *error = LocationText(out_->nodes[c]) +
                      ": a $ref cycle that consumes no input (it would never end)";
             return false;
           }
@@ -1231,8 +1264,7 @@ class Compiler {
           for (uint32_t c : edges[node]) total = std::min(total + expansion[c], kMaxInPlace + 1);
           expansion[node] = total;
           if (total > kMaxInPlace) {
-            const Node& n = out_->nodes[node];
-            *error = out_->documents[n.document] + ": " + (n.location.empty() ? "/" : n.location) +
+            *error = LocationText(out_->nodes[node]) +
                      ": its in-place subschemas (allOf, anyOf, oneOf, not, if, $ref, ...) "
                      "expand to more than " +
                      std::to_string(kMaxInPlace) + " evaluations of one value";
@@ -1255,7 +1287,7 @@ class Compiler {
            n.pattern == kNone && n.min_length == 0 && n.max_length == kNoLimit &&
            !n.has_object_work && !n.has_array_work && n.all_of.empty() && n.any_of.empty() &&
            n.one_of.empty() && n.not_ == kNone && n.if_ == kNone && n.dynamic_ref == kNone &&
-           n.dependent_schemas.empty();
+           n.rare().dependent_schemas.empty();
   }
   uint32_t Target(uint32_t node) const {
     for (size_t hops = 0; hops < out_->nodes.size() && PureRef(out_->nodes[node]); ++hops)
@@ -1266,15 +1298,18 @@ class Compiler {
     auto fwd = [&](uint32_t& c) {
       if (c != kNone) c = Target(c);
     };
+    for (Source& s : sources_)
+      for (Property& p : s.properties) fwd(p.node);
     for (Node& n : out_->nodes) {
       for (uint32_t& c : n.prefix_items) fwd(c);
       for (uint32_t* c :
            {&n.items, &n.contains, &n.unevaluated_items, &n.additional_properties,
             &n.property_names, &n.unevaluated_properties, &n.not_, &n.if_, &n.then_, &n.else_})
         fwd(*c);
-      for (Property& p : n.properties) fwd(p.node);
-      for (PatternProperty& p : n.pattern_properties) fwd(p.node);
-      for (DependentSchema& d : n.dependent_schemas) fwd(d.node);
+      if (n.rare_) {
+        for (PatternProperty& p : n.rare_->pattern_properties) fwd(p.node);
+        for (DependentSchema& d : n.rare_->dependent_schemas) fwd(d.node);
+      }
       for (auto* list : {&n.all_of, &n.any_of, &n.one_of})
         for (uint32_t& c : *list) fwd(c);
       if (n.ref != kNone && !PureRef(n)) fwd(n.ref);
@@ -1323,7 +1358,8 @@ class Compiler {
   std::unordered_map<const JVal*, uint32_t> memo_;
   std::unordered_map<std::string, uint32_t> regex_memo_;
   std::set<std::string> loaded_embedded_;
-  std::set<uint32_t> touched_;  // resources with a compiled node
+  std::set<uint32_t> touched_;   // resources with a compiled node
+  std::vector<Source> sources_;  // beside each node
 };
 
 Draft DraftOfNumber(int n) {
@@ -1404,6 +1440,15 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> d
     if (!id.empty() && !id.starts_with("file://")) compiled->by_name.emplace(id, s);
   }
   if (!compiler.Finish(error)) return nullptr;
+  // (The tables grew by doubling while compiling; a loaded set keeps what it uses. A
+  // node's own vectors are not moved: member_names views their strings.)
+  compiled->nodes.shrink_to_fit();
+  compiled->locations.shrink_to_fit();
+  compiled->plans.shrink_to_fit();
+  compiled->regexes.shrink_to_fit();
+  compiled->regex_sources.shrink_to_fit();
+  compiled->dfas.shrink_to_fit();
+  compiled->resources.shrink_to_fit();
   std::shared_ptr<JsonSchemaSet> set(new JsonSchemaSet());
   set->compiled_ = std::move(compiled);
   return set;

@@ -550,7 +550,7 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
       }
     }
     if (work & Node::kKeyPatterns) {
-      for (const PatternProperty& pp : n.pattern_properties) {
+      for (const PatternProperty& pp : n.rare().pattern_properties) {
         if (set_.Search(pp.regex, key)) {
           slots_.push_back(Slot{e, pp.node, kMust});
           claimed = true;
@@ -1026,8 +1026,9 @@ void Validator::ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool co
     if (n.else_ != kNone && made(n.else_))
       MakeEval(n.else_, e, kElse, 0, kNone, kMust, scope, false);
   }
-  for (uint32_t i = 0; i < n.dependent_schemas.size(); ++i)
-    MakeEval(n.dependent_schemas[i].node, e, kDep, i, kNone, kMust, scope, false);
+  const std::vector<DependentSchema>& deps = n.rare().dependent_schemas;
+  for (uint32_t i = 0; i < deps.size(); ++i)
+    MakeEval(deps[i].node, e, kDep, i, kNone, kMust, scope, false);
 }
 
 bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {
@@ -1241,11 +1242,11 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
   }
   if (n.has & (Node::kConst | Node::kEnum)) {
     const std::string_view value(canon_.data() + f.canon_begin, canon_.size() - f.canon_begin);
-    if ((n.has & Node::kConst) && value != n.const_value)
+    if ((n.has & Node::kConst) && value != n.rare().const_value)
       fail("const", [] { return std::string("the value is not the constant"); });
     if (n.has & Node::kEnum) {
       bool found = false;
-      for (const auto& v : n.enum_values) found |= v == value;
+      for (const auto& v : n.rare().enum_values) found |= v == value;
       if (!found) fail("enum", [] { return std::string("the value is none of the enum's"); });
     }
   }
@@ -1264,38 +1265,40 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
     if (n.required_mask == 0 || (evals_[e].seen & n.required_mask) != n.required_mask) {
       for (size_t i = 0; i < n.required_w.size(); ++i) {
         if (!seen(n.required_w[i]))
-          fail("required", [&] { return "missing required property " + Quote(n.required[i]); });
+          fail("required",
+               [&] { return "missing required property " + Quote(n.watched[n.required_w[i]]); });
       }
     }
-    for (size_t i = 0; i < n.dependent_required_w.size(); ++i) {
-      const auto& [trigger, list] = n.dependent_required_w[i];
+    const NodeRare& rare = n.rare();
+    for (size_t i = 0; i < rare.dependent_required_w.size(); ++i) {
+      const auto& [trigger, list] = rare.dependent_required_w[i];
       if (!seen(trigger)) continue;
       for (size_t j = 0; j < list.size(); ++j) {
         if (!seen(list[j])) {
           const char* kw = n.draft >= Draft::k2019 ? "dependentRequired" : "dependencies";
           fail(kw, [&] {
-            return "missing property " + Quote(n.dependent_required[i].required[j]) +
-                   ", required when " + Quote(n.dependent_required[i].name) + " is present";
+            return "missing property " + Quote(rare.dependent_required[i].required[j]) +
+                   ", required when " + Quote(rare.dependent_required[i].name) + " is present";
           });
         }
       }
     }
-    if (!n.dependent_schemas.empty()) {
+    if (!rare.dependent_schemas.empty()) {
       for (uint32_t c = e + 1; c < end; c = evals_[c].subtree_end) {
         if (evals_[c].role != kDep || evals_[c].valid) continue;
         const uint32_t i = evals_[c].role_index;
-        if (!seen(n.dependent_schemas_w[i])) continue;
+        if (!seen(rare.dependent_schemas_w[i])) continue;
         const char* kw = n.draft >= Draft::k2019 ? "dependentSchemas" : "dependencies";
         fail(kw, [&] {
           return "the object does not match the schema required when " +
-                 Quote(n.dependent_schemas[i].name) + " is present";
+                 Quote(rare.dependent_schemas[i].name) + " is present";
         });
       }
     }
-    if (!n.name_tests.empty()) {
+    if (!rare.name_tests.empty()) {
       // The name_judged branches, which CreateEval did not make, in the order NameTests
       // listed them.
-      const Node::NameTest* test = n.name_tests.data();
+      const Node::NameTest* test = rare.name_tests.data();
       const Eval& ev = evals_[e];
       auto judge = [&] {
         const Node::NameTest& t = *test++;
@@ -1419,7 +1422,7 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
           break;
         case kDep: {
           const uint32_t i = ch.role_index;
-          const uint32_t w = n.dependent_schemas_w[i];
+          const uint32_t w = n.rare().dependent_schemas_w[i];
           counts = w < 64 ? (evals_[e].seen >> w & 1) != 0 : true;
           break;
         }
@@ -1564,11 +1567,11 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
     std::string& c = scalar_canon_;  // reused: no allocation per value
     c.clear();
     Canonical(v, &c);
-    if ((n.has & Node::kConst) && c != n.const_value)
+    if ((n.has & Node::kConst) && c != n.rare().const_value)
       fail("const", [&] { return Shown(v) + " is not the constant"; });
     if (n.has & Node::kEnum) {
       bool found = false;
-      for (const auto& e : n.enum_values)
+      for (const auto& e : n.rare().enum_values)
         if (e == c) {
           found = true;
           break;
@@ -1621,7 +1624,7 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
       });
     if ((n.has & Node::kFormat) && (format_assertion_ || n.format_asserted) &&
         !CheckFormat(n.format, v.s))
-      fail("format", [&] { return Quote(v.s) + " is not a valid " + n.format_name; });
+      fail("format", [&] { return Quote(v.s) + " is not a valid " + n.rare().format_name; });
     if (n.has & Node::kContent) {
       std::string decoded;
       std::string_view content = v.s;
@@ -1676,7 +1679,7 @@ std::string Validator::PathOf(size_t frames) const {
 std::string Validator::KeywordLocation(const Node& n, std::string_view keyword) const {
   std::string loc;
   if (n.document != document_) loc = set_.documents[n.document] + "#";
-  loc += n.location;
+  loc += set_.Location(n);
   if (!keyword.empty()) {
     loc.push_back('/');
     loc += keyword;
