@@ -178,8 +178,10 @@ struct NodeRare {
 inline const NodeRare kNoRare{};
 
 // One compiled subschema. Keywords absent from it keep their defaults (no constraint);
-// the evaluator checks only what `has` says is present.
-struct Node {
+// the evaluator checks only what `has` says is present. 512 bytes, cache-line aligned: a
+// node's place in Compiled::nodes is its index shifted (at 504 bytes, the index took three
+// instructions more to scale, and workflow's 1,000 records 1.9M more; it is checked below).
+struct alignas(64) Node {
   enum Has : uint32_t {
     kType = 1u << 0,
     kMinimum = 1u << 1,
@@ -395,6 +397,8 @@ struct Node {
   }
   std::unique_ptr<NodeRare> rare_;
 };
+static_assert(sizeof(Node) == 512,
+              "a Node's fields outgrew 512 bytes: a rare one belongs in NodeRare");
 
 // The evaluations one subschema expands to on an object (itself and what it applies in
 // place, in the order Validator::CreateEval makes them), known at load when no dynamic

@@ -550,7 +550,7 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
       }
     }
     if (work & Node::kKeyPatterns) {
-      for (const PatternProperty& pp : n.rare().pattern_properties) {
+      for (const PatternProperty& pp : n.rare_->pattern_properties) {  // (kKeyPatterns: made)
         if (set_.Search(pp.regex, key)) {
           slots_.push_back(Slot{e, pp.node, kMust});
           claimed = true;
