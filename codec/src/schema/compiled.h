@@ -462,7 +462,7 @@ class LoadedSchema final : public JsonSchema {
 
 struct Compiled {
   std::vector<Node> nodes;
-  std::vector<std::unique_ptr<re2::RE2>> regexes;
+  std::vector<std::unique_ptr<re2::RE2>> regexes;  // null where dfas has the automaton
   std::vector<std::string> regex_sources;
   // Beside each regex: its byte automaton when it has one (AsciiDfa), which searches in
   // its place. (Inlined: AsciiDfa::Search is the call.)

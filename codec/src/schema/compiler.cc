@@ -189,7 +189,8 @@ class Compiler {
     for (const std::string& name : out_->long_names) out_->bytes += 32 + name.size();
     for (const ObjectPlan& p : out_->plans)
       out_->bytes += sizeof(ObjectPlan) + p.entries.size() * sizeof(ObjectPlan::Entry);
-    for (const auto& re : out_->regexes) out_->bytes += 64 + 16 * re->ProgramSize();
+    for (const auto& re : out_->regexes)
+      if (re) out_->bytes += 64 + 16 * re->ProgramSize();
     for (const auto& dfa : out_->dfas)
       if (dfa) out_->bytes += dfa->bytes();
     if (out_->bytes > options_.max_schema_bytes) {
@@ -1194,9 +1195,12 @@ class Compiler {
     std::string why;
     std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &why);
     if (!re) return Fail(p, keyword, why, error);
-    out_->regexes.push_back(std::move(re));
     out_->regex_sources.push_back(pattern);
     out_->dfas.push_back(AsciiDfa::Build(pattern));
+    // (A pattern with a byte automaton is searched by it alone: its RE2 has said the
+    // pattern is one it can run, and is not kept.)
+    if (out_->dfas.back()) re.reset();
+    out_->regexes.push_back(std::move(re));
     *index = static_cast<uint32_t>(out_->regexes.size() - 1);
     regex_memo_[pattern] = *index;
     return true;
