@@ -249,6 +249,30 @@ struct alignas(64) Node {
   // always has.
   bool end_object_work = false;
   bool end_array_work = false;
+  // Whether some member has a bit (Member::bit).
+  bool member_bits = false;
+  uint8_t member_shift = 63;     // 64 - log2 of member_table's size (MemberSlot)
+  uint8_t format = 0;            // FormatId, asserted only with format_assertion
+  bool format_asserted = false;  // its metaschema has the format-assertion vocabulary
+  // Draft 7's contentEncoding "base64" and contentMediaType "application/json" (later drafts
+  // make them annotations).
+  bool content_base64 = false;
+  bool content_json = false;
+  // texts_only: the node's const or enum (not both) has strings alone, listed in texts as
+  // they are (not canonical), for the inline check of a scalar_plain node.
+  bool texts_only = false;
+  // The place of the first property declared (Member::kNoPlace: none).
+  uint16_t first_member = 0xffff;  // (Member::kNoPlace, declared below)
+  uint32_t pattern = kNone;        // Compiled::regexes
+  uint32_t items = kNone;          // every item after the prefix
+  // LengthBit of every name in member_table: a name of another length is no member, with
+  // no hash and no probe (a branch's table often holds one or two names).
+  uint64_t member_lengths = 0;
+  uint64_t min_length = 0, max_length = kNoLimit;
+  // (The first 64 bytes: what a scalar's inline check, a member name's lookup and an item's
+  // subschema read first. The next 128: the member table, the prefix and the bounds a
+  // number or a container's end is checked against.)
+
   // properties and watched names in one open-addressing table (MemberKey): a member name
   // is looked up once per Eval, whatever the number of properties. 32 bytes an entry.
   struct Member {
@@ -268,18 +292,42 @@ struct alignas(64) Node {
     static constexpr uint32_t kEmpty = ~uint32_t{0};
     static constexpr uint16_t kNoPlace = 0xffff;
   };
-  std::vector<Member> member_table;  // a power of two in size
+  std::vector<Member> member_table;    // a power of two in size
+  std::vector<uint32_t> prefix_items;  // prefixItems, or items as an array (drafts < 2020-12)
+  double minimum = 0, maximum = 0;
+
+  uint64_t min_items = 0;
+  // The most items a quick_end array passes with: max_items, at most 1 with uniqueItems
+  // (more: Finalize compares them).
+  uint64_t quick_max_items = kNoLimit;
+  uint64_t min_properties = 0, max_properties = kNoLimit;
+  // The bits of the required names when each is among the first 64 watched (all present:
+  // (seen & required_mask) == required_mask); 0 when one is not.
+  uint64_t required_mask = 0;
+  // The verdict at an object's end of what Finalize checks there by names (required,
+  // dependentRequired, the name_judged branches, and how anyOf, oneOf, not and if / then /
+  // else combine them with the branches it made), for each set of the first
+  // kEndTableNames watched names present: bit `seen` (Eval::seen), given that every
+  // branch made is a leaf that passed. Validator::PassesTable reads it. Only for a node
+  // with no more watched names than that, and no const, enum, tracking or dynamic
+  // reference (has_end_table).
+  static constexpr size_t kEndTableNames = 6;
+  uint64_t end_table = 0;
+  double exclusive_minimum = 0, exclusive_maximum = 0;
+
+  double multiple_of = 0;
+  uint64_t max_items = kNoLimit;
+  bool has_end_table = false;
+  // On an object, this subschema's verdict follows from which names are present alone
+  // (`{"required": ["uses"]}`, `{"not": {"required": ["with"]}}`: required,
+  // dependentRequired and a type, under the in-place applicators). As a branch (anyOf,
+  // oneOf, not, if, then, else) it is then judged from the names its parent watched, with
+  // no evaluation of its own.
+  bool name_judged = false;
+  using NameTest = schema::NameTest;
   // Beside each entry of member_table: its name, read only to compare a name past 16 bytes
   // (a view of watched, or of Compiled::long_names).
   std::vector<std::string_view> member_names;
-  // LengthBit of every name in member_table: a name of another length is no member, with
-  // no hash and no probe (a branch's table often holds one or two names).
-  uint64_t member_lengths = 0;
-  // Whether some member has a bit (Member::bit).
-  bool member_bits = false;
-  uint8_t member_shift = 63;  // 64 - log2 of member_table's size (MemberSlot)
-  // The place of the first property declared (Member::kNoPlace: none).
-  uint16_t first_member = Member::kNoPlace;
   // Whether a name of `key`'s length can be a member (MightBeMember), then which (k:
   // MemberKeyOf(key)).
   bool MightBeMember(std::string_view key) const {
@@ -312,57 +360,18 @@ struct alignas(64) Node {
       if (IsAt(i, key, k)) return &table[i];
     }
   }
-  uint8_t format = 0;            // FormatId, asserted only with format_assertion
-  bool format_asserted = false;  // its metaschema has the format-assertion vocabulary
-  // Draft 7's contentEncoding "base64" and contentMediaType "application/json" (later drafts
-  // make them annotations).
-  bool content_base64 = false;
-  bool content_json = false;
 
-  double minimum = 0, maximum = 0, exclusive_minimum = 0, exclusive_maximum = 0;
-  double multiple_of = 0;
-
-  uint64_t min_length = 0, max_length = kNoLimit;
-  uint32_t pattern = kNone;  // Compiled::regexes
-
-  uint64_t min_items = 0, max_items = kNoLimit;
-  // The most items a quick_end array passes with: max_items, at most 1 with uniqueItems
-  // (more: Finalize compares them).
-  uint64_t quick_max_items = kNoLimit;
-  std::vector<uint32_t> prefix_items;  // prefixItems, or items as an array (drafts < 2020-12)
-  uint32_t items = kNone;              // every item after the prefix
   uint32_t contains = kNone;
   uint64_t min_contains = 1, max_contains = kNoLimit;
   uint32_t unevaluated_items = kNone;
 
   uint32_t additional_properties = kNone;
   uint32_t property_names = kNone;
-  uint64_t min_properties = 0, max_properties = kNoLimit;
   uint32_t unevaluated_properties = kNone;
   // Member names whose presence matters (required, dependentRequired, dependentSchemas),
   // sorted; the keywords refer to them by index.
   std::vector<std::string> watched;
   std::vector<uint32_t> required_w;  // `required`, as indexes in watched
-  // The bits of the required names when each is among the first 64 watched (all present:
-  // (seen & required_mask) == required_mask); 0 when one is not.
-  uint64_t required_mask = 0;
-  // On an object, this subschema's verdict follows from which names are present alone
-  // (`{"required": ["uses"]}`, `{"not": {"required": ["with"]}}`: required,
-  // dependentRequired and a type, under the in-place applicators). As a branch (anyOf,
-  // oneOf, not, if, then, else) it is then judged from the names its parent watched, with
-  // no evaluation of its own.
-  bool name_judged = false;
-  using NameTest = schema::NameTest;
-  // The verdict at an object's end of what Finalize checks there by names (required,
-  // dependentRequired, the name_judged branches, and how anyOf, oneOf, not and if / then /
-  // else combine them with the branches it made), for each set of the first
-  // kEndTableNames watched names present: bit `seen` (Eval::seen), given that every
-  // branch made is a leaf that passed. Validator::PassesTable reads it. Only for a node
-  // with no more watched names than that, and no const, enum, tracking or dynamic
-  // reference (has_end_table).
-  static constexpr size_t kEndTableNames = 6;
-  bool has_end_table = false;
-  uint64_t end_table = 0;
 
   std::vector<uint32_t> all_of, any_of, one_of;
   uint32_t not_ = kNone, if_ = kNone, then_ = kNone, else_ = kNone;
@@ -373,10 +382,7 @@ struct alignas(64) Node {
   uint32_t dynamic_ref = kNone;
   uint32_t dynamic_name = kNone;  // Compiled::anchor_names
 
-  // texts_only: the node's const or enum (not both) has strings alone, listed in texts as
-  // they are (not canonical), for the inline check of a scalar_plain node.
-  std::vector<std::string> texts;
-  bool texts_only = false;
+  std::vector<std::string> texts;  // (texts_only)
 
   uint32_t resource = 0;  // the schema resource this node is in (Compiled::resources)
   // Its ObjectPlan (Compiled::plans) when it is applied to an object by a parent whose
