@@ -183,7 +183,7 @@ class Compiler {
         for (const auto& e : r.enum_values) out_->bytes += e.size() + 32;
       }
       for (const auto& t : n.texts) out_->bytes += t.size() + 32;
-      for (const Node::NameTest& t : n.rare().name_tests)
+      for (const Node::NameTest& t : n.name_tests)
         out_->bytes += sizeof(Node::NameTest) + t.program.size() * 4;
     }
     for (const std::string& name : out_->long_names) out_->bytes += 32 + name.size();
@@ -942,7 +942,7 @@ class Compiler {
     t->mask = mask;
   }
 
-  // NodeRare::name_tests: the programs of the node's name_judged branches, over its watched
+  // Node::name_tests: the programs of the node's name_judged branches, over its watched
   // names (the names they ask for are appended: the indexes already given stay).
   void NameTests(Node* n) {
     if (n->kind != Node::kSchema) return;
@@ -951,7 +951,7 @@ class Compiler {
       Node::NameTest test;
       NameTest(c, &n->watched, &test.program);
       ByMask(&test);
-      n->rare_mut().name_tests.push_back(std::move(test));
+      n->name_tests.push_back(std::move(test));
     };
     for (uint32_t c : n->any_of) add(c);
     for (uint32_t c : n->one_of) add(c);
@@ -1133,7 +1133,7 @@ class Compiler {
     auto judged = [&](uint32_t c) { return c != kNone && nodes[c].name_judged; };
     for (uint64_t s = 0; s < (uint64_t{1} << names); ++s) {
       auto seen = [&](uint32_t w) { return w < names && (s >> w & 1) != 0; };
-      const Node::NameTest* test = n->rare().name_tests.data();
+      const Node::NameTest* test = n->name_tests.data();
       auto judge = [&] {
         const Node::NameTest& t = *test++;
         if (t.by_mask) return ((s & t.mask) == t.mask) != t.negated;

@@ -1295,10 +1295,10 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         });
       }
     }
-    if (!rare.name_tests.empty()) {
+    if (!n.name_tests.empty()) {
       // The name_judged branches, which CreateEval did not make, in the order NameTests
       // listed them.
-      const Node::NameTest* test = rare.name_tests.data();
+      const Node::NameTest* test = n.name_tests.data();
       const Eval& ev = evals_[e];
       auto judge = [&] {
         const Node::NameTest& t = *test++;

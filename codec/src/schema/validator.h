@@ -348,7 +348,7 @@ class Validator {
   static bool Settled(const Eval& ev) { return !ev.valid && !ev.committed; }
   // Whether the evaluation saw the watched name of index w.
   bool Seen(const Eval& ev, uint32_t w) const;
-  // A name_judged branch's verdict: its name test (NodeRare::name_tests) over the names the
+  // A name_judged branch's verdict: its name test (Node::name_tests) over the names the
   // evaluation saw. Kept out of Finalize, whose frame it would grow.
   [[gnu::noinline]] bool JudgeNames(const std::vector<uint32_t>& test, const Eval& ev) const;
   void Deliver(uint32_t owner, SlotKind kind, bool ok, uint64_t index, std::string_view key) {
