@@ -164,11 +164,15 @@ class Window {
   // Reads until at least `want` bytes are in the window, or the input ends. False on a
   // read error (progress->read_failed).
   bool Fill(size_t want) {
-    if (b_ > 0 && (e_ == b_ || cap_ - e_ < want - size() + kInputPadding + r_.read_bytes / 2)) {
-      std::memmove(buf_, buf_ + b_, e_ - b_);
-      base_ += b_;
-      e_ -= b_;
-      b_ = 0;
+    if (b_ >= kAlign &&
+        (e_ == b_ || cap_ - e_ < want - size() + kInputPadding + r_.read_bytes / 2)) {
+      // The unread bytes move to the front, to the place they have in the input modulo
+      // kAlign (base_ stays a multiple of it).
+      const size_t s = (base_ + b_) % kAlign;
+      std::memmove(buf_ + s, buf_ + b_, e_ - b_);
+      base_ += b_ - s;
+      e_ = s + (e_ - b_);
+      b_ = s;
     }
     while (!eof_ && size() < want) {
       const size_t free_bytes = cap_ < e_ + kInputPadding ? 0 : cap_ - e_ - kInputPadding;
@@ -176,8 +180,11 @@ class Window {
         size_t cap = cap_ * 2;
         const size_t need = e_ + (want - size()) + r_.read_bytes + kInputPadding;
         if (cap < need) cap = need;
-        char* p = static_cast<char*>(std::realloc(buf_, cap));
+        cap = (cap + kAlign - 1) / kAlign * kAlign;
+        char* p = static_cast<char*>(std::aligned_alloc(kAlign, cap));
         if (p == nullptr) throw std::bad_alloc();
+        if (buf_ != nullptr) std::memcpy(p + b_, buf_ + b_, e_ - b_);
+        std::free(buf_);
         buf_ = p;
         cap_ = cap;
         continue;
@@ -212,9 +219,15 @@ class Window {
  private:
   const SequenceRequest& r_;
   SequenceProgress* progress_;
-  char* buf_ = nullptr;
+  // The window's bytes keep the alignment they have in the input, modulo kAlign: a read
+  // lands at buf_ + e_, input offset base_ + e_, so the copy into the window (the kernel's
+  // from a file's page cache, or a memcpy from memory) moves lines aligned alike on both
+  // sides. (Copied with the two 16 bytes apart, rosetta-schema-warm's memcpy of twitter's
+  // records took 6.9% of its time, against 2.8-3.6% aligned alike.)
+  static constexpr size_t kAlign = 64;
+  char* buf_ = nullptr;  // aligned to kAlign
   size_t cap_ = 0, b_ = 0, e_ = 0;
-  uint64_t base_ = 0;
+  uint64_t base_ = 0;  // a multiple of kAlign
   bool eof_ = false;
 };
 

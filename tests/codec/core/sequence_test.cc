@@ -336,6 +336,40 @@ TEST(Sequence, StreamingOutputAndRefusedRecordsNeverFlushed) {
   EXPECT_EQ(progress.records, 60002u);
 }
 
+// Every read lands in the window at the place its bytes have in the input modulo 64 (the
+// copy is then aligned alike on both sides), however the reads are cut and however far
+// the window has moved, and the records come out whole.
+TEST(Sequence, ReadsLandAlignedAsTheirInputOffset) {
+  std::string input;
+  for (int i = 0; i < 4000; ++i)
+    input += "{\"i\":" + std::to_string(i) + ",\"s\":\"" + std::string(i % 97, 'x') + "\"}\n";
+  for (size_t tail : {size_t{1}, size_t{7}, size_t{1000}, size_t{1} << 20}) {
+    struct Aligned {
+      PieceReader reader;
+      size_t reads = 0, misaligned = 0;
+      static ptrdiff_t Read(void* arg, char* p, size_t n) {
+        auto* a = static_cast<Aligned*>(arg);
+        ++a->reads;
+        if ((reinterpret_cast<uintptr_t>(p) - a->reader.at) % 64 != 0) ++a->misaligned;
+        return PieceReader::Read(&a->reader, p, n);
+      }
+    } a{PieceReader{input, {}, tail}};
+    SequenceRequest r;
+    r.record.from = Format::kJson;
+    r.record.to = Format::kJson;
+    r.read = &Aligned::Read;
+    r.read_arg = &a;
+    r.read_bytes = 4096;
+    OutputBuffer out;
+    SequenceProgress progress;
+    RunSequence(r, out, &progress);
+    EXPECT_EQ(out.view(), input) << "tail " << tail;
+    EXPECT_EQ(progress.records, 4000u);
+    EXPECT_GT(a.reads, input.size() / 4096);
+    EXPECT_EQ(a.misaligned, 0u) << "tail " << tail;
+  }
+}
+
 // One document into a streaming OutputBuffer: what reaches the flush function is exactly
 // the output of the same transcode into a buffer that keeps it all, also when the
 // binary-to-JSON fast path hands megabytes over and then gives up (a tag, a bin at the
