@@ -587,7 +587,7 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   // The common case, with no call (so no register saved): a member with a subschema,
   // watched among the first 64 names or not at all, and no propertyNames to judge.
   Eval& ev = evals_[f.evals_begin];
-  const Node& n = nodes_[ev.node];
+  const Node& n = nodes_[f.node];
   if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
       (n.key_work & Node::kKeyMembers) && n.MightBeMember(key) && (ev.valid || ev.committed)) {
     const Node::Member* member = n.FindMemberFrom(f.expect, key, MemberKeyOf(key));
@@ -610,7 +610,7 @@ bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
   // patternProperties, tracking or unevaluatedProperties).
   f.child = kNone;
   Eval& ev = evals_[f.evals_begin];
-  const Node& n = nodes_[ev.node];
+  const Node& n = nodes_[f.node];
   const uint8_t work = n.key_work;
   if (work == 0 || (!ev.valid && !ev.committed)) return true;  // (settled)
   bool claimed = false;
@@ -640,7 +640,7 @@ bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
 }
 
 uint8_t Validator::MemberBit(const Frame& f, std::string_view key) const {
-  const Node& n = nodes_[evals_[f.evals_begin].node];
+  const Node& n = nodes_[f.node];
   if (!n.MightBeMember(key)) return Node::Member::kNoBit;
   const Node::Member* member = n.FindMember(key, MemberKeyOf(key));
   return member != nullptr ? member->bit : Node::Member::kNoBit;
@@ -683,7 +683,7 @@ bool Validator::ScalarChild(Frame& f, const Scalar& v, uint64_t offset) {
   item_offset_ = offset;
   const Eval& ev = evals_[f.evals_begin];
   if (ev.valid || ev.committed) {
-    const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[ev.node], f.count);
+    const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
     if (c != kNone) {
       const Node& item = nodes_[c];
       if (!(item.scalar_plain && PassesPlain(item, v, set_, format_assertion_))) {
@@ -768,7 +768,7 @@ bool Validator::OnBegin(bool is_map) {
     if ((p.mode == Frame::kDirect || p.mode == Frame::kLone) && !p.expect_key) {
       const Eval& pe = evals_[p.evals_begin];
       if (pe.valid || pe.committed) {
-        const uint32_t c = p.is_map ? p.child : ItemNode(nodes_[pe.node], p.count);
+        const uint32_t c = p.is_map ? p.child : ItemNode(nodes_[p.node], p.count);
         if (c != kNone && Direct(nodes_[c], is_map)) {
           have_offset_ = false;
           return OpenDirect(c, p.evals_begin, kMust, pe.committed, is_map, item_offset_, false);
@@ -799,7 +799,7 @@ bool Validator::OnBeginRest(bool is_map) {
       const Eval& pe = evals_[p.evals_begin];
       const uint32_t c = !pe.valid && !pe.committed ? kNone
                          : p.is_map                 ? p.child
-                                                    : ItemNode(nodes_[pe.node], p.count);
+                                                    : ItemNode(nodes_[p.node], p.count);
       if (c != kNone) {
         if (Direct(nodes_[c], is_map)) {
           if (p.capture) marks_.push_back(canon_.size());
@@ -873,8 +873,8 @@ bool Validator::OnBeginRest(bool is_map) {
   }
   f.capture = capture;
   f.mode = Frame::kEach;
-  f.claims =
-      is_map && evals_.size() > f.evals_begin && nodes_[evals_[f.evals_begin].node].member_bits;
+  f.node = evals_.size() > f.evals_begin ? evals_[f.evals_begin].node : kNone;
+  f.claims = is_map && f.node != kNone && nodes_[f.node].member_bits;
   f.claimed = 0;
   if (capture) OpenCapture(f);
   frames_.push_next();
@@ -901,6 +901,7 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   f.is_map = is_map;
   f.expect_key = is_map;
   f.evals_begin = e;
+  f.node = node;
   f.slots_begin = static_cast<uint32_t>(slots_.size());
   f.extras_begin = extras_used_;
   f.capture = capture;
@@ -1156,7 +1157,7 @@ bool Validator::CloseDirect(Frame& f) {
   // own.
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
-  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
+  if (ev.ends && !PassesEnd(nodes_[f.node], f, ev)) {
     Finalize(e, f);
     if (stopped_) return false;
   }
@@ -1171,7 +1172,7 @@ bool Validator::CloseDirectCaptured(Frame& f) {
   CloseCapture(f);
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
-  if (ev.ends && !PassesEnd(nodes_[ev.node], f, ev)) {
+  if (ev.ends && !PassesEnd(nodes_[f.node], f, ev)) {
     Finalize(e, f);
     if (stopped_) return false;
   }

@@ -192,6 +192,9 @@ class Validator {
     // Maps read by DirectKey: the place in the first evaluation's member table of the name
     // expected next (Node::FindMemberFrom), Node::Member::kNoPlace when none is.
     uint16_t expect = 0;
+    // The node of the frame's first evaluation (evals_[evals_begin].node), kNone when it has
+    // none: read from here, its load does not wait on the evaluation's.
+    uint32_t node = kNone;
     uint64_t claimed = 0;  // the bits of the names claimed so far
     // The current member's name (maps): a view of the reader's text, which stays in place
     // while its map is read (a reader keeps every key's bytes for the whole request), or of
@@ -242,7 +245,7 @@ class Validator {
     const Eval& ev = evals_[f.evals_begin];
     if ((f.rest_lengths & LengthBit(key.size())) != 0 && &ev + 1 != evals_.data() + evals_.size())
       return false;
-    return !ev.tracks && !(nodes_[ev.node].key_work & (Node::kKeyPatterns | Node::kKeyUneval));
+    return !ev.tracks && !(nodes_[f.node].key_work & (Node::kKeyPatterns | Node::kKeyUneval));
   }
   [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);
   // What both do with a watched name, a member additionalProperties refuses, and a name
