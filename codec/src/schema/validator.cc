@@ -681,12 +681,15 @@ bool Validator::ScalarChild(Frame& f, const Scalar& v, uint64_t offset) {
   // What PrepareItem, EachKey and OnScalar's slot loop would do for the frame's one
   // evaluation.
   item_offset_ = offset;
-  const Eval& ev = evals_[f.evals_begin];
-  if (ev.valid || ev.committed) {
-    const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
-    if (c != kNone) {
-      const Node& item = nodes_[c];
-      if (!(item.scalar_plain && PassesPlain(item, v, set_, format_assertion_))) {
+  // The evaluation is read only when the plain check does not pass: a scalar that passes
+  // changes nothing, whether the evaluation is settled or not (a settled map's member has
+  // no subschema: DirectKeyRest).
+  const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
+  if (c != kNone) {
+    const Node& item = nodes_[c];
+    if (!(item.scalar_plain && PassesPlain(item, v, set_, format_assertion_))) {
+      const Eval& ev = evals_[f.evals_begin];
+      if (ev.valid || ev.committed) {
         const bool ok = EvalScalar(c, v, ev.scope, ev.committed);
         if (stopped_) return false;
         if (!ok) evals_[f.evals_begin].valid = false;
