@@ -226,8 +226,9 @@ class Window {
   // The window's bytes keep the alignment they have in the input, modulo kAlign: a read
   // lands at buf_ + e_, input offset base_ + e_, so the copy into the window (the kernel's
   // from a file's page cache, or a memcpy from memory) moves lines aligned alike on both
-  // sides. (Copied with the two 16 bytes apart, rosetta-schema-warm's memcpy of twitter's
-  // records took 6.9% of its time, against 2.8-3.6% aligned alike.)
+  // sides, wherever the heap puts the window. (With the window where the heap had put it,
+  // moving rosetta-schema-warm's records by 16 bytes took its copy of twitter's records
+  // from 2.8-3.6% of a pass to 6.9%; aligned alike it is 2.4-3.5%.)
   static constexpr size_t kAlign = 64;
   char* raw_ = nullptr;  // from malloc: buf_ is its first byte aligned to kAlign
   char* buf_ = nullptr;

@@ -178,7 +178,7 @@ inline const NodeRare kNoRare{};
 // One compiled subschema. Keywords absent from it keep their defaults (no constraint);
 // the evaluator checks only what `has` says is present. 512 bytes, cache-line aligned: a
 // node's place in Compiled::nodes is its index shifted (at 504 bytes, the index took three
-// instructions more to scale, and workflow's 1,000 records 1.9M more; it is checked below).
+// instructions more to scale, and workflow's 1,000 records 1.6M more; it is checked below).
 struct alignas(64) Node {
   enum Has : uint32_t {
     kType = 1u << 0,
@@ -327,7 +327,7 @@ struct alignas(64) Node {
   double multiple_of = 0;
   // The name_judged branches of this node, in the order anyOf, oneOf, not, if, then, else:
   // each one's verdict as a NameOp program over this node's watched names. (In the node:
-  // kept in NodeRare, workflow's paired warm time was 1.5% more.)
+  // kept in NodeRare, workflow's paired warm time was 1.2-1.4% more.)
   using NameTest = schema::NameTest;
   std::vector<NameTest> name_tests;
   // Beside each entry of member_table: its name, read only to compare a name past 16 bytes
