@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -371,28 +370,35 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   int nfa_start, nfa_accept;
   if (!NfaBuilder(ast, &nfa).Build(root, &nfa_start, &nfa_accept)) return std::nullopt;
 
-  // Subset construction. An unanchored search may start at every byte: the start state's
-  // closure joins every step's set.
-  std::vector<char> mark(nfa.size(), 0);
-  auto closure = [&](std::vector<int>* set) {
-    std::vector<int> stack = *set;
-    for (int s : *set) mark[s] = 1;
-    while (!stack.empty()) {
-      const int s = stack.back();
-      stack.pop_back();
-      for (int t : nfa[s].eps) {
-        if (!mark[t]) {
-          mark[t] = 1;
-          set->push_back(t);
-          stack.push_back(t);
+  // Subset construction over sets of NFA states as bitsets of `words` words (at most
+  // kMaxPositions bits): each state's closure is made once, and a step's set is the union
+  // of the closures of the states its byte moves to. An unanchored search may start at
+  // every byte: the start state's closure joins every step's set.
+  const size_t positions = nfa.size();
+  const size_t words = (positions + 63) / 64;
+  auto has = [](const uint64_t* set, size_t s) { return (set[s >> 6] >> (s & 63) & 1) != 0; };
+  std::vector<uint64_t> closure_of(positions * words, 0);  // state s's at s * words
+  {
+    std::vector<int> stack;
+    for (size_t s = 0; s < positions; ++s) {
+      uint64_t* c = &closure_of[s * words];
+      c[s >> 6] |= uint64_t{1} << (s & 63);
+      stack.assign(1, static_cast<int>(s));
+      while (!stack.empty()) {
+        const int x = stack.back();
+        stack.pop_back();
+        for (int t : nfa[x].eps) {
+          if (!has(c, static_cast<size_t>(t))) {
+            c[t >> 6] |= uint64_t{1} << (t & 63);
+            stack.push_back(t);
+          }
         }
       }
     }
-    for (int s : *set) mark[s] = 0;
-    std::sort(set->begin(), set->end());
-  };
-  std::vector<int> start_set{nfa_start};
-  closure(&start_set);
+  }
+  const uint64_t* const start_set = &closure_of[static_cast<size_t>(nfa_start) * words];
+  size_t start_size = 0;
+  for (size_t w = 0; w < words; ++w) start_size += static_cast<size_t>(std::popcount(start_set[w]));
 
   // Bytes no character set tells apart move alike: one representative each, the lowest
   // byte of its class. The classes start as all of ASCII and are split by each distinct
@@ -429,41 +435,71 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
 
   AsciiDfa dfa;
   dfa.end_anchored_ = end_anchored;
-  std::map<std::vector<int>, int> ids;
-  std::vector<std::vector<int>> sets;
-  // State 0: dead (no NFA state), unless an unanchored search restarts everywhere.
-  auto id_of = [&](std::vector<int>&& set) -> int {
-    if (set.empty()) return 0;
-    auto it = ids.find(set);
-    if (it != ids.end()) return it->second;
-    if (sets.size() >= kMaxStates) return -1;
-    const int id = static_cast<int>(sets.size());
-    ids.emplace(set, id);
-    sets.push_back(std::move(set));
-    return id;
+  // The DFA states' sets (state d's at d * words; 0: dead, no NFA state, unless an
+  // unanchored search restarts everywhere) and their sizes, found by an open-addressing
+  // table of their ids (more than twice kMaxStates places).
+  std::vector<uint64_t> sets(words, 0);
+  std::vector<size_t> set_size(1, 0);
+  constexpr size_t kIdPlaces = 512;
+  static_assert(kIdPlaces >= 2 * kMaxStates);
+  std::vector<int> id_at(kIdPlaces, -1);
+  auto id_of = [&](const uint64_t* set) -> int {
+    uint64_t h = 0, any = 0;
+    for (size_t w = 0; w < words; ++w) {
+      h = (h ^ set[w]) * 0x9e3779b97f4a7c15ull;
+      any |= set[w];
+    }
+    if (any == 0) return 0;
+    for (size_t i = h >> 55;; i = (i + 1) & (kIdPlaces - 1)) {
+      const int id = id_at[i];
+      if (id < 0) {
+        if (set_size.size() >= kMaxStates) return -1;
+        const int made = static_cast<int>(set_size.size());
+        sets.insert(sets.end(), set, set + words);
+        size_t size = 0;
+        for (size_t w = 0; w < words; ++w) size += static_cast<size_t>(std::popcount(set[w]));
+        set_size.push_back(size);
+        id_at[i] = made;
+        return made;
+      }
+      if (std::equal(set, set + words, &sets[static_cast<size_t>(id) * words])) return id;
+    }
   };
-  sets.emplace_back();  // 0: dead
-  const int start = id_of(std::vector<int>(start_set));
+  const int start = id_of(start_set);
   if (start < 0) return std::nullopt;
-  std::vector<int> move;
+  // Per representative byte, the NFA states it moves out of.
+  std::vector<uint64_t> moves_on(128 * words, 0);
+  for (size_t s = 0; s < positions; ++s)
+    if (nfa[s].out >= 0)
+      for (int r : reps)
+        if (nfa[s].chars.Has(static_cast<unsigned>(r)))
+          moves_on[static_cast<size_t>(r) * words + (s >> 6)] |= uint64_t{1} << (s & 63);
+  std::vector<uint64_t> move(words);
+  std::vector<uint64_t> from(words);
   size_t work = 0;  // NFA states visited: past kMaxWork the pattern is RE2's alone
   // by_class[d]: state d's next state per class (the representatives', then the high
   // bytes').
   const size_t classes = reps.size() + 1;
   std::vector<std::vector<int>> by_class(1, std::vector<int>(classes, 0));  // dead
-  for (size_t d = 1; d < sets.size(); ++d) {
+  for (size_t d = 1; d < set_size.size(); ++d) {
     int by_rep[128];
     for (int r : reps) {
-      work += sets[d].size() + start_set.size();
+      work += set_size[d] + start_size;
       if (work > kMaxWork) return std::nullopt;
-      move.clear();
-      for (int s : sets[d])
-        if (nfa[s].out >= 0 && nfa[s].chars.Has(static_cast<unsigned>(r)))
-          move.push_back(nfa[s].out);
-      if (!start_anchored) move.insert(move.end(), start_set.begin(), start_set.end());
-      closure(&move);
-      move.erase(std::unique(move.begin(), move.end()), move.end());
-      const int id = id_of(std::vector<int>(move));
+      const uint64_t* const set = &sets[d * words];  // (id_of may move sets: read first)
+      const uint64_t* const on = &moves_on[static_cast<size_t>(r) * words];
+      for (size_t w = 0; w < words; ++w) {
+        from[w] = set[w] & on[w];
+        move[w] = start_anchored ? 0 : start_set[w];
+      }
+      for (size_t w = 0; w < words; ++w) {
+        for (uint64_t bits = from[w]; bits != 0; bits &= bits - 1) {
+          const size_t s = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+          const uint64_t* const c = &closure_of[static_cast<size_t>(nfa[s].out) * words];
+          for (size_t v = 0; v < words; ++v) move[v] |= c[v];
+        }
+      }
+      const int id = id_of(move.data());
       if (id < 0) return std::nullopt;
       by_rep[r] = id;
     }
@@ -472,7 +508,7 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
     // A byte from 0x80 on is in no set: only a restart survives it.
     int high = 0;
     if (!start_anchored) {
-      high = id_of(std::vector<int>(start_set));
+      high = id_of(start_set);
       if (high < 0) return std::nullopt;
     }
     row[reps.size()] = high;
@@ -488,13 +524,13 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   // States renumbered: the dead one (0), the others that do not accept, then those that
   // do, so that a state accepts when its number is at least `accepting`: a compare, where
   // a table by state would be a load (from a line of its own, rows being far apart).
-  const size_t states = sets.size();
+  const size_t states = set_size.size();
   std::vector<int> number(states);
   size_t accepting = 0;
   for (int pass = 0; pass < 2; ++pass) {
     size_t next_number = pass == 0 ? 0 : accepting;
     for (size_t d = 0; d < states; ++d) {
-      const bool accepts = d != 0 && std::binary_search(sets[d].begin(), sets[d].end(), nfa_accept);
+      const bool accepts = d != 0 && has(&sets[d * words], static_cast<size_t>(nfa_accept));
       if (accepts == (pass == 1)) number[d] = static_cast<int>(next_number++);
     }
     if (pass == 0) accepting = next_number;
