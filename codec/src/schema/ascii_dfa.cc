@@ -377,19 +377,25 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   const size_t positions = nfa.size();
   const size_t words = (positions + 63) / 64;
   auto has = [](const uint64_t* set, size_t s) { return (set[s >> 6] >> (s & 63) & 1) != 0; };
+  auto add = [](uint64_t* set, size_t s) { set[s >> 6] |= uint64_t{1} << (s & 63); };
+  auto count = [words](const uint64_t* set) {
+    size_t n = 0;
+    for (size_t w = 0; w < words; ++w) n += static_cast<size_t>(std::popcount(set[w]));
+    return n;
+  };
   std::vector<uint64_t> closure_of(positions * words, 0);  // state s's at s * words
   {
     std::vector<int> stack;
     for (size_t s = 0; s < positions; ++s) {
       uint64_t* c = &closure_of[s * words];
-      c[s >> 6] |= uint64_t{1} << (s & 63);
+      add(c, s);
       stack.assign(1, static_cast<int>(s));
       while (!stack.empty()) {
         const int x = stack.back();
         stack.pop_back();
         for (int t : nfa[x].eps) {
           if (!has(c, static_cast<size_t>(t))) {
-            c[t >> 6] |= uint64_t{1} << (t & 63);
+            add(c, static_cast<size_t>(t));
             stack.push_back(t);
           }
         }
@@ -397,8 +403,7 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
     }
   }
   const uint64_t* const start_set = &closure_of[static_cast<size_t>(nfa_start) * words];
-  size_t start_size = 0;
-  for (size_t w = 0; w < words; ++w) start_size += static_cast<size_t>(std::popcount(start_set[w]));
+  const size_t start_size = count(start_set);
 
   // Bytes no character set tells apart move alike: one representative each, the lowest
   // byte of its class. The classes start as all of ASCII and are split by each distinct
@@ -456,9 +461,7 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
         if (set_size.size() >= kMaxStates) return -1;
         const int made = static_cast<int>(set_size.size());
         sets.insert(sets.end(), set, set + words);
-        size_t size = 0;
-        for (size_t w = 0; w < words; ++w) size += static_cast<size_t>(std::popcount(set[w]));
-        set_size.push_back(size);
+        set_size.push_back(count(set));
         id_at[i] = made;
         return made;
       }
@@ -473,9 +476,8 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
     if (nfa[s].out >= 0)
       for (int r : reps)
         if (nfa[s].chars.Has(static_cast<unsigned>(r)))
-          moves_on[static_cast<size_t>(r) * words + (s >> 6)] |= uint64_t{1} << (s & 63);
+          add(&moves_on[static_cast<size_t>(r) * words], s);
   std::vector<uint64_t> move(words);
-  std::vector<uint64_t> from(words);
   size_t work = 0;  // NFA states visited: past kMaxWork the pattern is RE2's alone
   // by_class[d]: state d's next state per class (the representatives', then the high
   // bytes').
@@ -488,12 +490,9 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
       if (work > kMaxWork) return std::nullopt;
       const uint64_t* const set = &sets[d * words];  // (id_of may move sets: read first)
       const uint64_t* const on = &moves_on[static_cast<size_t>(r) * words];
+      for (size_t w = 0; w < words; ++w) move[w] = start_anchored ? 0 : start_set[w];
       for (size_t w = 0; w < words; ++w) {
-        from[w] = set[w] & on[w];
-        move[w] = start_anchored ? 0 : start_set[w];
-      }
-      for (size_t w = 0; w < words; ++w) {
-        for (uint64_t bits = from[w]; bits != 0; bits &= bits - 1) {
+        for (uint64_t bits = set[w] & on[w]; bits != 0; bits &= bits - 1) {
           const size_t s = w * 64 + static_cast<size_t>(std::countr_zero(bits));
           const uint64_t* const c = &closure_of[static_cast<size_t>(nfa[s].out) * words];
           for (size_t v = 0; v < words; ++v) move[v] |= c[v];
