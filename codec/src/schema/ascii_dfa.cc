@@ -256,6 +256,33 @@ class Parser {
   bool end_anchored_ = false;
 };
 
+// The run form of AsciiDfa::SearchRuns: the pattern's sets in order, each with its least
+// and most count (kMany: no most). False for any other node than a set, a repetition of
+// one, or a sequence of those (a group without alternation is its sequence).
+struct Run {
+  Chars chars;
+  uint32_t min, max;
+};
+bool RunsOf(const std::vector<Ast>& ast, int node, std::vector<Run>* runs) {
+  const Ast& a = ast[node];
+  switch (a.kind) {
+    case Ast::kChars:
+      runs->push_back(Run{a.chars, 1, 1});
+      return true;
+    case Ast::kRepeat:
+      if (ast[a.kids[0]].kind != Ast::kChars) return false;
+      runs->push_back(Run{ast[a.kids[0]].chars, a.min, a.max});
+      return true;
+    case Ast::kConcat:
+      for (int k : a.kids)
+        if (!RunsOf(ast, k, runs)) return false;
+      return true;
+    case Ast::kAlt:
+      return false;
+  }
+  return false;
+}
+
 // Thompson's construction: a state takes a character of `chars` to `out`, or moves on
 // `eps` without one.
 struct NfaState {
@@ -555,6 +582,44 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
     dfa.pair_start_ = static_cast<uint16_t>(number[start] * row);
     dfa.pair_accept_from_ = static_cast<uint16_t>(accepting * row);
   }
+  // The run form (SearchRuns), when the pattern has it.
+  if (!start_anchored || !end_anchored) return dfa;
+  std::vector<Run> runs;
+  if (!RunsOf(ast, root, &runs) || runs.empty()) return dfa;
+  // Every run but the last a fixed count, so that a byte's place says which run it is in.
+  uint64_t fixed = 0;
+  for (size_t r = 0; r + 1 < runs.size(); ++r) {
+    if (runs[r].min != runs[r].max) return dfa;
+    fixed += runs[r].min;
+  }
+  if (fixed > kMaxRunFixed) return dfa;
+  std::vector<Chars> run_sets;
+  auto bit_of = [&run_sets](const Chars& c) -> int {
+    for (size_t k = 0; k < run_sets.size(); ++k)
+      if (run_sets[k].low == c.low && run_sets[k].high == c.high) return static_cast<int>(k);
+    if (run_sets.size() == kMaxRunSets) return -1;
+    run_sets.push_back(c);
+    return static_cast<int>(run_sets.size() - 1);
+  };
+  uint8_t want[kMaxRunFixed] = {};
+  size_t at = 0;
+  for (size_t r = 0; r + 1 < runs.size(); ++r) {
+    const int k = bit_of(runs[r].chars);
+    if (k < 0) return dfa;
+    for (uint32_t i = 0; i < runs[r].min; ++i) want[at++] = static_cast<uint8_t>(1u << k);
+  }
+  const Run& last = runs.back();
+  const int k = bit_of(last.chars);
+  if (k < 0) return dfa;
+  for (unsigned b = 0; b < 128; ++b)
+    for (size_t s = 0; s < run_sets.size(); ++s)
+      if (run_sets[s].Has(b)) dfa.run_member_[b] |= static_cast<uint8_t>(1u << s);
+  std::copy(want, want + fixed, dfa.run_want_);
+  dfa.run_fixed_ = static_cast<uint8_t>(fixed);
+  dfa.run_last_ = static_cast<uint8_t>(1u << k);
+  dfa.run_min_ = fixed + last.min;
+  dfa.run_max_ = last.max == kMany ? ~uint64_t{0} : fixed + last.max;
+  dfa.runs_ = true;
   return dfa;
 }
 

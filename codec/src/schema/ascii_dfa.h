@@ -8,7 +8,7 @@
 namespace rosetta::codec::schema {
 
 // A deterministic automaton over bytes for the patterns most schemas write, built once at
-// load: a search is then one table step a byte. RE2 compiles every pattern too (it alone
+// load: a search is then one table step a byte (none for the run form: SearchRuns). RE2 compiles every pattern too (it alone
 // decides what is refused, and answers every pattern this does not take); per call, an RE2
 // search of a short text costs about 650 instructions (its DFA cache and state lookups),
 // this a few a byte.
@@ -48,6 +48,7 @@ class AsciiDfa {
   // a prefix suffices, accepting states keep accepting, so a match inside a pair is kept.
   // Out of line: inlined, it grew its callers past what GCC inlines into them.
   [[gnu::noinline]] bool Search(std::string_view text) const {
+    if (runs_) return SearchRuns(text);
     if (pair_next_.empty()) return SearchBytes(text);
     const auto* p = reinterpret_cast<const unsigned char*>(text.data());
     const auto* const end = p + text.size();
@@ -100,6 +101,23 @@ class AsciiDfa {
     }
     return s >= accept;
   }
+  // A pattern of the run form (runs()): `^`, characters or classes each a fixed number of
+  // times, then one that may repeat a range of times, `$` (^[0-9]{1,20}$,
+  // ^[A-Za-z0-9_]{1,15}$, ^[a-z][a-z0-9-]*$, ^/images/[A-Za-z0-9+/]{24}$). Each byte's
+  // place in the text then says which set it must be in, so the check is the length,
+  // then one table load a byte, each independent of the others: no chain of loads, where
+  // the automaton's next state waits on its last. A byte's entry in run_member_ has bit k
+  // when the byte is in the pattern's k-th distinct set.
+  bool SearchRuns(std::string_view text) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const size_t n = text.size();
+    if (n < run_min_ || n > run_max_) return false;
+    unsigned bad = 0;
+    for (size_t i = 0; i < run_fixed_; ++i) bad |= run_want_[i] & ~run_member_[p[i]];
+    unsigned all = run_last_;
+    for (size_t i = run_fixed_; i < n; ++i) all &= run_member_[p[i]];
+    return bad == 0 && all != 0;
+  }
   // Whether the text's first byte alone rules a match out (a pattern anchored at the start
   // whose first step from it is to the dead state). Inlined where Search is called: most
   // names that patternProperties try are no match from their first byte, and the call and
@@ -111,9 +129,14 @@ class AsciiDfa {
   }
   size_t states() const { return states_; }
   bool pairs() const { return !pair_next_.empty(); }
+  bool runs() const { return runs_; }
+  // The most bytes of a run form's fixed part, and of distinct sets in it (bits of a
+  // run_member_ entry).
+  static constexpr size_t kMaxRunFixed = 64;
+  static constexpr size_t kMaxRunSets = 8;
   size_t bytes() const {
     return next_.size() * 2 + sizeof(class_) + pair_next_.size() * 2 + pair_column_.size() * 2 +
-           (pairs() ? sizeof(pair_hi_) : 0);
+           (pairs() ? sizeof(pair_hi_) : 0) + (runs_ ? sizeof(run_member_) + sizeof(run_want_) : 0);
   }
 
  private:
@@ -138,6 +161,15 @@ class AsciiDfa {
   uint16_t pair_start_ = 0;
   uint16_t pair_accept_from_ = 0;  // as accept_from_
   uint16_t pair_columns_ = 0;
+  // The run form (SearchRuns): the sets of each byte, the set of each place of the fixed
+  // part (one bit) and of the last run's bytes, the fixed part's length, and the text's
+  // least and most lengths.
+  bool runs_ = false;
+  uint8_t run_fixed_ = 0;
+  uint8_t run_last_ = 0;
+  uint8_t run_member_[256] = {};
+  uint8_t run_want_[kMaxRunFixed] = {};
+  uint64_t run_min_ = 0, run_max_ = 0;
 };
 
 }  // namespace rosetta::codec::schema

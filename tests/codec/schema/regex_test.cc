@@ -856,6 +856,12 @@ const std::vector<std::pair<const char*, std::vector<std::string>>>& DfaCases() 
       {"^(?:a|)$", {"", "a"}},
       {"^x+?y{1,3}?$", {"xy", "xxyyy"}},
       {"^a?", {"", "b", "ab"}},  // an accepting start: no first byte rules a match out
+      // The run form's edges (SearchRuns): an empty text, a count of 0 in the fixed part,
+      // more distinct sets than a byte's entry has bits, a fixed part past kMaxRunFixed.
+      {"^[a-z]{0,3}$", {"", "abc"}},
+      {"^ab{0}c[0-9]{2}$", {"ac12"}},
+      {"^abcdefgh[0-9]+$", {"abcdefgh1", "abcdefgh123"}},
+      {"^a{65}b$", {std::string(65, 'a') + "b"}},
       {kWide,
        {"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuvwxyzAB"
         "CDEFGHIJKLMNOPQRSTUVWXYZ0123456789"}},
@@ -926,6 +932,27 @@ TEST(AsciiDfa, SmallAutomataStepTwoBytes) {
     }
   }
   EXPECT_EQ(with_pairs, DfaCases().size() - 1);
+}
+
+// A pattern whose every byte's set follows from its place (fixed counts, then one run of
+// a range) is searched with no automaton step (AsciiDfa::SearchRuns); the test above and
+// the one below compare its verdicts with RE2's.
+TEST(AsciiDfa, PlacesDecideTheRunForm) {
+  for (const char* runs : {"^[0-9A-Fa-f]{6}$", "^[a-z][a-z0-9_]*$", "^[0-9]{1,20}$",
+                           "^SEE LICENSE IN [A-Za-z0-9._/-]+$", "^/images/[A-Za-z0-9+/]{24}$",
+                           "^[1-9][0-9]{0,15}$", "^\\d{3}-\\w+$", "^[\\-\\]]+$", "^[a-z]{0,3}$",
+                           "^ab{0}c[0-9]{2}$", "^(?:[a-z][0-9])[a-z]*$"}) {
+    const std::optional<AsciiDfa> dfa = AsciiDfa::Build(runs);
+    ASSERT_TRUE(dfa.has_value()) << runs;
+    EXPECT_TRUE(dfa->runs()) << runs;
+  }
+  for (const char* not_runs : {"^https?://", "^[a-z]*[a-z]$", "^!?[a-z0-9]+$", "^a{2,}b?c*$",
+                               "^(?:a|)$", "^x+?y{1,3}?$", "[0-9]+$", "^[0-9]+", "^abcdefgh[0-9]+$",
+                               "^a{65}b$", "^(?:ab){2}$", kWide}) {
+    const std::optional<AsciiDfa> dfa = AsciiDfa::Build(not_runs);
+    ASSERT_TRUE(dfa.has_value()) << not_runs;
+    EXPECT_FALSE(dfa->runs()) << not_runs;
+  }
 }
 
 TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
