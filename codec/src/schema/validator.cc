@@ -18,11 +18,20 @@
 namespace rosetta::codec::schema {
 namespace {
 
-// Code points of valid UTF-8.
+// Code points of valid UTF-8: its bytes less its continuation bytes (10xxxxxx), counted
+// eight at a time (a byte's top bit set and the next bit clear), then one at a time.
 uint64_t CodePoints(std::string_view s) {
-  uint64_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
+  const char* p = s.data();
+  const size_t size = s.size();
+  uint64_t continuation = 0;
+  size_t i = 0;
+  for (; size - i >= 8; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    continuation += static_cast<uint64_t>(std::popcount(w & ~(w << 1) & 0x8080808080808080ull));
+  }
+  for (; i < size; ++i) continuation += (static_cast<unsigned char>(p[i]) & 0xC0) == 0x80;
+  return size - continuation;
 }
 
 std::string NumberText(const Validator::Scalar& v) {

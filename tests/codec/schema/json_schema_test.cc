@@ -814,6 +814,34 @@ TEST(JsonSchema, StringLengthsAreCodePoints) {
   EXPECT_EQ(checked, 2 * 2 * 8 * 2);
 }
 
+TEST(JsonSchema, LongStringLengthsAreCodePoints) {
+  // Strings of 0 to 40 code points of 1 to 4 bytes, in raw UTF-8, mixed so that a
+  // character falls across every place of an 8-byte word: each against maxLength at its
+  // count and one less, and minLength at its count and one more.
+  const char* const chars[] = {"a", "\xc3\xa9", "\xe6\x97\xa5", "\xf0\x9f\x92\xa9"};
+  int checked = 0;
+  for (int points = 0; points <= 40; ++points) {
+    for (int shift = 0; shift < 4; ++shift) {
+      std::string text;
+      for (int i = 0; i < points; ++i) text += chars[(i * (shift + 1) + shift) % 4];
+      const std::string value = "\"" + text + "\"";
+      for (const auto& [keyword, bound, want] :
+           std::vector<std::tuple<std::string, int, bool>>{{"maxLength", points, true},
+                                                           {"maxLength", points - 1, false},
+                                                           {"minLength", points, true},
+                                                           {"minLength", points + 1, false}}) {
+        if (bound < 0) continue;
+        auto set = One("{\"" + keyword + "\":" + std::to_string(bound) + "}");
+        ASSERT_TRUE(set);
+        EXPECT_EQ(Check(*set, Format::kJson, value).ok(), want)
+            << keyword << " " << bound << " on " << text.size() << " bytes";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 41 * 4 * 4 - 4);
+}
+
 TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
   // A direct frame tries the property declared after the last one it found before the
   // table (Node::FindMemberFrom). Two properties whose names have the same length and the
