@@ -946,9 +946,9 @@ TEST(AsciiDfa, PlacesDecideTheRunForm) {
     ASSERT_TRUE(dfa.has_value()) << runs;
     EXPECT_TRUE(dfa->runs()) << runs;
   }
-  for (const char* not_runs : {"^https?://", "^[a-z]*[a-z]$", "^!?[a-z0-9]+$", "^a{2,}b?c*$",
-                               "^(?:a|)$", "^x+?y{1,3}?$", "[0-9]+$", "^[0-9]+", "^abcdefgh[0-9]+$",
-                               "^a{65}b$", "^(?:ab){2}$", kWide}) {
+  for (const char* not_runs :
+       {"^https?://", "^[a-z]*[a-z]$", "^!?[a-z0-9]+$", "^a{2,}b?c*$", "^(?:a|)$", "^x+?y{1,3}?$",
+        "[0-9]+$", "^[0-9]+", "^abcdefgh[0-9]+$", "^a{65}b$", "^(?:ab){2}$", kWide}) {
     const std::optional<AsciiDfa> dfa = AsciiDfa::Build(not_runs);
     ASSERT_TRUE(dfa.has_value()) << not_runs;
     EXPECT_FALSE(dfa->runs()) << not_runs;
