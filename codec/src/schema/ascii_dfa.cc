@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <string>
-#include <unordered_map>
+#include <cstring>
 #include <utility>
 
 namespace rosetta::codec::schema {
@@ -636,36 +635,61 @@ void AsciiDfa::MakePairs(const std::vector<std::vector<int>>& moves, size_t acce
           static_cast<uint8_t>(!end_anchored_ && d >= accepting ? d : moves[d][k]);
   auto step = [&](size_t d, size_t k) -> size_t { return by_class[k * states + d]; };
   // Each pair of classes: the state every state moves to (a column); pairs with the same
-  // column share it.
-  std::unordered_map<std::string, uint16_t> column_of;
-  std::vector<std::string> columns;
+  // column share it. Columns are numbered as first made, kept one after another in
+  // `columns`, and found by an open-addressing table of their numbers (a hash of a column's
+  // 8-byte words; more than twice as many places as there can be columns).
+  const size_t most = std::min(classes * classes, kMaxPairEntries / states);
+  size_t places = 16;
+  while (places < 2 * most + 2) places *= 2;
+  const int shift = 64 - std::countr_zero(places);
+  std::vector<int> column_at(places, -1);
+  std::vector<uint8_t> columns;  // column c's states at c * states
+  size_t count = 0;
   std::vector<uint16_t> pair_column(classes * classes);
-  std::string column(states, '\0');
+  std::vector<uint8_t> column(states + 8, 0);  // (zeros past the states: whole words)
+  // The states the first class does not take to the dead one (0), and where it takes
+  // them: the others stay dead whatever the second class is (the dead state moves to
+  // itself), and most states die on most classes.
+  std::vector<std::pair<uint32_t, uint8_t>> live;
   for (size_t a = 0; a < classes; ++a) {
     const uint8_t* const first = &by_class[a * states];
+    live.clear();
+    for (size_t d = 0; d < states; ++d)
+      if (first[d] != 0) live.emplace_back(static_cast<uint32_t>(d), first[d]);
     for (size_t b = 0; b < classes; ++b) {
       const uint8_t* const second = &by_class[b * states];
-      for (size_t d = 0; d < states; ++d) column[d] = static_cast<char>(second[first[d]]);
-      auto it = column_of.find(column);
-      if (it == column_of.end()) {
-        it = column_of.emplace(column, static_cast<uint16_t>(columns.size())).first;
-        columns.push_back(column);
-        if (states * (columns.size() + classes) > kMaxPairEntries) return;  // too large
+      std::memset(column.data(), 0, states);
+      for (const auto& [d, to] : live) column[d] = second[to];
+      uint64_t h = states;
+      for (size_t d = 0; d < states; d += 8) {
+        uint64_t w;
+        std::memcpy(&w, &column[d], 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
       }
-      pair_column[a * classes + b] = it->second;
+      size_t i = static_cast<size_t>((h * 0x9e3779b97f4a7c15ull) >> shift);
+      while (column_at[i] >= 0 && std::memcmp(&columns[static_cast<size_t>(column_at[i]) * states],
+                                              column.data(), states) != 0)
+        i = (i + 1) & (places - 1);
+      if (column_at[i] < 0) {
+        column_at[i] = static_cast<int>(count++);
+        columns.insert(columns.end(), column.begin(), column.begin() + states);
+        if (states * (count + classes) > kMaxPairEntries) return;  // too large
+      }
+      pair_column[a * classes + b] = static_cast<uint16_t>(column_at[i]);
     }
   }
-  const size_t row = columns.size() + classes;
+  const size_t row = count + classes;
   pair_next_.resize(states * row);
   for (size_t d = 0; d < states; ++d) {
-    for (size_t c = 0; c < columns.size(); ++c)
-      pair_next_[d * row + c] = static_cast<uint16_t>(static_cast<uint8_t>(columns[c][d]) * row);
+    for (size_t c = 0; c < count; ++c)
+      pair_next_[d * row + c] = static_cast<uint16_t>(columns[c * states + d] * row);
     for (size_t k = 0; k < classes; ++k)
-      pair_next_[d * row + columns.size() + k] = static_cast<uint16_t>(step(d, k) * row);
+      pair_next_[d * row + count + k] = static_cast<uint16_t>(step(d, k) * row);
   }
   pair_column_ = std::move(pair_column);
   for (unsigned b = 0; b < 256; ++b) pair_hi_[b] = static_cast<uint16_t>(class_[b] * classes);
-  pair_columns_ = static_cast<uint16_t>(columns.size());
+  pair_columns_ = static_cast<uint16_t>(count);
 }
 
 }  // namespace rosetta::codec::schema

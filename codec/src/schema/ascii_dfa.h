@@ -32,7 +32,7 @@ class AsciiDfa {
   static constexpr size_t kMaxWork = size_t{1} << 22;
   // The two-bytes-a-step table (see Search) is tried when making it takes at most
   // kMaxPairWork steps (states x classes^2: twitter's dates take 73,000; the tables of all
-  // its patterns, about 1.5M instructions), and kept when it has at most kMaxPairEntries
+  // its patterns, about 0.5M instructions), and kept when it has at most kMaxPairEntries
   // entries (64 KiB).
   static constexpr size_t kMaxPairWork = size_t{1} << 18;
   static constexpr size_t kMaxPairEntries = 32768;
