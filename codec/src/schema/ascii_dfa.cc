@@ -21,6 +21,7 @@ struct Chars {
     return c < 64 ? (low >> c & 1) != 0 : c < 128 && (high >> (c - 64) & 1) != 0;
   }
   bool Empty() const { return (low | high) == 0; }
+  bool operator==(const Chars&) const = default;
 };
 
 struct Ast {
@@ -442,7 +443,7 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
     if (st.out < 0) continue;
     const Chars s = st.chars;
     bool seen = false;
-    for (const Chars& t : splitters) seen |= t.low == s.low && t.high == s.high;
+    for (const Chars& t : splitters) seen |= t == s;
     if (seen) continue;
     splitters.push_back(s);
     split.clear();
@@ -595,17 +596,17 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   std::vector<Chars> run_sets;
   auto bit_of = [&run_sets](const Chars& c) -> int {
     for (size_t k = 0; k < run_sets.size(); ++k)
-      if (run_sets[k].low == c.low && run_sets[k].high == c.high) return static_cast<int>(k);
+      if (run_sets[k] == c) return static_cast<int>(k);
     if (run_sets.size() == kMaxRunSets) return -1;
     run_sets.push_back(c);
     return static_cast<int>(run_sets.size() - 1);
   };
-  uint8_t want[kMaxRunFixed] = {};
+  // (Written as made: a pattern refused on the way keeps runs_ false, and its tables unread.)
   size_t at = 0;
   for (size_t r = 0; r + 1 < runs.size(); ++r) {
     const int k = bit_of(runs[r].chars);
     if (k < 0) return dfa;
-    for (uint32_t i = 0; i < runs[r].min; ++i) want[at++] = static_cast<uint8_t>(1u << k);
+    for (uint32_t i = 0; i < runs[r].min; ++i) dfa.run_want_[at++] = static_cast<uint8_t>(1u << k);
   }
   const Run& last = runs.back();
   const int k = bit_of(last.chars);
@@ -613,7 +614,6 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   for (unsigned b = 0; b < 128; ++b)
     for (size_t s = 0; s < run_sets.size(); ++s)
       if (run_sets[s].Has(b)) dfa.run_member_[b] |= static_cast<uint8_t>(1u << s);
-  std::copy(want, want + fixed, dfa.run_want_);
   dfa.run_fixed_ = static_cast<uint8_t>(fixed);
   dfa.run_last_ = static_cast<uint8_t>(1u << k);
   dfa.run_min_ = fixed + last.min;
