@@ -1,6 +1,7 @@
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -187,6 +188,11 @@ class JsonReader {
   // The sink is told where each item starts (sink.h, ItemStart): the offset in the input
   // of its token's first byte (a string's opening quote, a container's '[' or '{').
   static constexpr bool kItemStarts = requires(S & sink) { sink.ItemStart(uint64_t{0}); };
+  // The sink may settle a decimal from its digits before it is converted (Validator::
+  // TakeDecimal): a validator whose check of it needs no exact double.
+  static constexpr bool kTakesDecimals = requires(S & sink, bool* ok) {
+    { sink.TakeDecimal(uint64_t{0}, size_t{0}, false, ok) } -> std::same_as<bool>;
+  };
   // The sink heads a container with its item count, and holds its output until the count
   // is known when it is not given (cbor_writer.h, msgpack_writer.h).
   static constexpr bool kWantsCounts = requires { requires S::kHeadsWithCount; };
@@ -330,6 +336,11 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
             if constexpr (kItemStarts) sink_.ItemStart(at);
             return sink_.VerbatimDecimal({p, static_cast<size_t>(e - p)}) || FailAt(at);
           }
+        }
+        if constexpr (kTakesDecimals) {
+          if constexpr (kItemStarts) sink_.ItemStart(at);
+          bool ok;
+          if (sink_.TakeDecimal(s, m, negative, &ok)) return ok || FailAt(at);
         }
         double d;
         if (simdjson::SIMDJSON_BUILTIN_IMPLEMENTATION::numberparsing::compute_float_64(

@@ -3,6 +3,9 @@
 // load errors, and the fuzz findings (tests/fuzz/regressions/fuzz_json_schema).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -840,6 +843,81 @@ TEST(JsonSchema, LongStringLengthsAreCodePoints) {
     }
   }
   EXPECT_EQ(checked, 41 * 4 * 4 - 4);
+}
+
+// x in fixed notation with `digits` significant digits and a fraction ("-0.00012", "180.0").
+std::string Fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, x);
+  std::string s = buf;
+  const size_t e = s.find('e');
+  const int exponent = std::atoi(s.c_str() + e + 1);
+  std::string mantissa;
+  for (size_t i = 0; i < e; ++i)
+    if (s[i] >= '0' && s[i] <= '9') mantissa += s[i];
+  std::string out = s[0] == '-' ? "-" : "";
+  if (exponent < 0) {
+    out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + mantissa;
+  } else {
+    const size_t whole = static_cast<size_t>(exponent) + 1;
+    if (mantissa.size() <= whole) {
+      out += mantissa + std::string(whole - mantissa.size(), '0') + ".0";
+    } else {
+      out += mantissa.substr(0, whole) + "." + mantissa.substr(whole);
+    }
+  }
+  return out;
+}
+
+TEST(JsonSchema, DecimalsNearBoundsAreJudgedAsTheirDoubles) {
+  // A JSON decimal in a direct frame is judged against a plain subschema's bounds before
+  // it is converted when an approximation settles it (Validator::TakeDecimal); the verdict
+  // must be that of the double the text reads as. Decimals within 4 units in the last
+  // place of each bound, written with 15 to 19 significant digits (some round to the
+  // bound itself, some to its neighbours), against each bound keyword, as a member and as
+  // an item. The oracle: strtod's double compared with the bound.
+  const std::vector<double> bounds = {
+      180, -180, 90, -90, 0, 0.1, -0.1, 0.001, 1.5, -2.5, 123456.789, 1e15, 9007199254740992.0};
+  int checked = 0, passed = 0, decimals = 0;
+  for (const double bound : bounds) {
+    std::vector<std::string> texts;
+    for (int k = -4; k <= 4; ++k) {
+      double x = bound;
+      for (int i = 0; i < (k < 0 ? -k : k); ++i)
+        x = std::nextafter(x, k < 0 ? -HUGE_VAL : HUGE_VAL);
+      for (int digits = 15; digits <= 19; ++digits) texts.push_back(Fixed(x, digits));
+    }
+    char bound_text[64];
+    std::snprintf(bound_text, sizeof bound_text, "%.17g", bound);
+    for (const char* keyword : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
+      const std::string body = std::string("\"") + keyword + "\":" + bound_text;
+      auto member = One(R"({"properties":{"x":{"type":"number",)" + body + "}}}");
+      auto item = One(R"({"items":{)" + body + "}}");
+      ASSERT_TRUE(member && item) << body;
+      const std::string k = keyword;
+      for (const std::string& t : texts) {
+        const double d = std::strtod(t.c_str(), nullptr);
+        const bool want = k == "minimum"            ? d >= bound
+                          : k == "maximum"          ? d <= bound
+                          : k == "exclusiveMinimum" ? d > bound
+                                                    : d < bound;
+        EXPECT_EQ(Check(*member, Format::kJson, R"({"x":)" + t + "}").ok(), want)
+            << body << " " << t;
+        EXPECT_EQ(Check(*item, Format::kJson, "[" + t + "]").ok(), want) << body << " " << t;
+        checked += 2;
+        passed += 2 * want;
+        // (Counted: the texts the reader hands over as decimals, 19 digits at most.)
+        size_t n = 0;
+        for (char c : t) n += c >= '0' && c <= '9';
+        decimals += 2 * (n <= 19);
+      }
+    }
+  }
+  // 13 bounds x 9 neighbours x 5 widths x 4 keywords x 2 places.
+  EXPECT_EQ(checked, 13 * 9 * 5 * 4 * 2);
+  EXPECT_GT(passed, checked / 3);
+  EXPECT_LT(passed, checked * 2 / 3);
+  EXPECT_GT(decimals, checked / 2);
 }
 
 TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
