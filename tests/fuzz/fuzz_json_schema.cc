@@ -1,10 +1,11 @@
 // JSON Schema validation (codec/src/schema) on hostile payloads, against a fixed set of
 // schemas that use every kind of keyword: branches side by side (anyOf, oneOf, not, if,
 // dependentSchemas), unevaluated*, the canonical capture (uniqueItems, const, enum),
-// dynamic references, patterns, draft 7's contentMediaType (a JSON read inside the
-// request's own), member names kept down nested maps (integer and tagged keys). Byte 0:
-// bits 0-1 the payload's format (JSON, CBOR, MessagePack), bits 2-4 and 6 the schema,
-// bit 5 format assertion. Checked:
+// number bounds on a direct frame's items and members (JSON decimals are judged from their
+// digits where that settles them: Validator::TakeDecimal), dynamic references, patterns, draft 7's
+// contentMediaType (a JSON read inside the request's own), member names kept down nested maps
+// (integer and tagged keys). Byte 0: bits 0-1 the payload's format (JSON, CBOR, MessagePack), bits
+// 2-4 and 6 the schema, bit 5 format assertion. Checked:
 //   - stopping at the first violation and collecting them all give the same verdict;
 //   - a payload valid in CBOR or MessagePack is valid again once transcoded to JSON (the
 //     instance is the JSON data model, whatever the format); one that violates the schema
@@ -26,7 +27,8 @@ using namespace rosetta;
 constexpr const char* kSchemas[] = {
     R"({"type":"object","required":["id"],"properties":{"id":{"type":"integer","minimum":0},
         "name":{"type":"string","maxLength":8,"pattern":"^[a-z]+$"},
-        "tags":{"type":"array","items":{"enum":["a","b",1,null,{"x":1}]},"uniqueItems":true}},
+        "tags":{"type":"array","items":{"enum":["a","b",1,null,{"x":1}]},"uniqueItems":true},
+        "at":{"type":"array","items":{"type":"number","minimum":-180,"exclusiveMaximum":180.5}}},
         "patternProperties":{"^x-":{"type":["number","boolean"]}},"additionalProperties":false})",
     R"({"anyOf":[{"type":"array","prefixItems":[{"type":"string"}],"items":{"type":"number"}},
         {"type":"object","minProperties":2}],"not":{"const":[1,2,3]}})",
@@ -34,6 +36,7 @@ constexpr const char* kSchemas[] = {
         "then":{"required":["c"]},"else":{"properties":{"c":false}},
         "dependentSchemas":{"d":{"required":["e"]}},"unevaluatedProperties":{"type":"string"}})",
     R"({"$defs":{"node":{"type":"object","properties":{"v":{"type":"number","multipleOf":0.5},
+        "w":{"type":"number","exclusiveMinimum":-0.1,"maximum":1e15},
         "kids":{"type":"array","items":{"$ref":"#/$defs/node"},"maxItems":4}},
         "additionalProperties":false}},"$ref":"#/$defs/node"})",
     R"({"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://x.test/tree",

@@ -257,16 +257,6 @@ Validator::~Validator() {
 
 // ---- scalars ----------------------------------------------------------------------
 
-bool Validator::Uint(uint64_t u) {
-  if (special_) return special_writer_->Uint(u) && SpecialDone();
-  Scalar v;
-  v.type = kTypeNumber;
-  v.num = Scalar::kUint;
-  v.u = u;
-  v.integral = true;
-  return OnScalar(v);
-}
-
 bool Validator::NegInt(uint64_t n) {
   if (special_) return special_writer_->NegInt(n) && SpecialDone();
   Scalar v;
@@ -459,6 +449,39 @@ bool PlainExact(const Node& n, const Validator::Scalar& v, bool format_assertion
 }  // namespace
 
 // ---- the walk ---------------------------------------------------------------------
+
+bool Validator::Uint(uint64_t u) {
+  if (special_) return special_writer_->Uint(u) && SpecialDone();
+  // ScalarChild's work for a value that passes, with no Scalar made: a direct frame's (or a
+  // lone member's) integer whose subschema is none, or a plain one that lets an integer
+  // through and whose bounds it is within (ids, counts, indices).
+  if (!stopped_ && !frames_.empty()) {
+    Frame& f = frames_.back();
+    if (f.mode >= Frame::kLone && !f.expect_key) {
+      const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
+      bool passes = c == kNone;
+      if (!passes) {
+        const Node& n = nodes_[c];
+        constexpr uint64_t kExact = uint64_t{1} << 53;  // (as PassesPlain: exact in double)
+        passes =
+            n.scalar_plain && (n.plain_types & (kTypeNumber | kTypeInteger)) &&
+            (!(n.has & Node::kNumeric) || (u <= kExact && WithinBounds(n, static_cast<double>(u))));
+      }
+      if (passes) {
+        have_offset_ = false;
+        ++f.count;
+        if (f.is_map) f.expect_key = true;
+        return extra_bytes_ == extra_accounted_ || AccountExtras();
+      }
+    }
+  }
+  Scalar v;
+  v.type = kTypeNumber;
+  v.num = Scalar::kUint;
+  v.u = u;
+  v.integral = true;
+  return OnScalar(v);
+}
 
 bool Validator::OnScalar(const Scalar& v) {
   if (stopped_) return false;
@@ -1343,13 +1366,20 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
     // (At most one item is unique. Two or more were captured: a kPending frame captures
     // from its first item on, and an empty one has no canonical bytes to read.)
     if ((n.has & Node::kUniqueItems) && f.count > 1) {
-      std::vector<std::pair<std::string_view, uint64_t>> items;
+      // (Arrays of up to 16 items, most, sorted in place with no allocation.)
+      using Item = std::pair<std::string_view, uint64_t>;
+      Item few[16];
+      std::vector<Item> many;
+      if (f.count > std::size(few)) many.resize(f.count);
+      Item* const items = many.empty() ? few : many.data();
+      const size_t room = many.empty() ? std::size(few) : many.size();
+      size_t count = 0;
       // The items are found by walking the array's canonical bytes (each item's extent
       // follows from its tags and lengths).
       size_t pos = f.canon_begin + 1;
       const size_t stop = canon_.size() - 1;
       uint64_t index = 0;
-      while (pos < stop) {
+      while (pos < stop && count < room) {  // (f.count items: room for all)
         const size_t start = pos;
         int depth = 0;
         do {
@@ -1370,10 +1400,10 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
             ++pos;
           }
         } while (depth > 0);
-        items.emplace_back(std::string_view(canon_.data() + start, pos - start), index++);
+        items[count++] = Item(std::string_view(canon_.data() + start, pos - start), index++);
       }
-      std::sort(items.begin(), items.end());
-      for (size_t i = 1; i < items.size(); ++i) {
+      std::sort(items, items + count);
+      for (size_t i = 1; i < count; ++i) {
         if (items[i].first == items[i - 1].first) {
           const uint64_t a = std::min(items[i].second, items[i - 1].second);
           const uint64_t b = std::max(items[i].second, items[i - 1].second);

@@ -496,6 +496,45 @@ TEST(JsonSchema, CapturedDirectFramesCompareValuesNotText) {
   EXPECT_EQ(Check(*empty, Format::kJson, R"({"a":[1,1.0]})").code, ErrorCode::kSchemaViolation);
 }
 
+TEST(JsonSchema, UniqueItemsNamesTheEqualPairAtEveryLength) {
+  // Arrays of 2 to 40 distinct items (integers, strings and doubles by turns), then each
+  // with one item made equal to an earlier one: the message names the pair, on either side
+  // of 16 items (sorted in place up to 16, in a vector past that).
+  auto set = One(R"({"uniqueItems":true})");
+  ASSERT_TRUE(set);
+  int checked = 0;
+  for (int n = 2; n <= 40; ++n) {
+    std::vector<std::string> items;
+    for (int k = 0; k < n; ++k) {
+      const int v = (k * 7 + 3) % 41;  // distinct for k < 41
+      items.push_back(k % 3 == 0   ? std::to_string(v)
+                      : k % 3 == 1 ? "\"s" + std::to_string(v) + "\""
+                                   : std::to_string(v) + ".5");
+    }
+    auto join = [](const std::vector<std::string>& v) {
+      std::string s = "[";
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
+      return s + "]";
+    };
+    EXPECT_TRUE(Check(*set, Format::kJson, join(items)).ok()) << n;
+    for (const auto& [i, j] : {std::pair<int, int>{0, n - 1}, {n / 2, n - 1}, {0, 1}}) {
+      if (i >= j) continue;
+      std::vector<std::string> dup = items;
+      dup[j] = dup[i];
+      std::vector<Status> all;
+      const Status s = Check(*set, Format::kJson, join(dup), &all);
+      EXPECT_EQ(s.code, ErrorCode::kSchemaViolation) << n;
+      ASSERT_EQ(all.size(), 1u) << n;
+      EXPECT_EQ(all[0].message, "/uniqueItems: items " + std::to_string(i) + " and " +
+                                    std::to_string(j) + " are equal")
+          << n << " " << join(dup);
+      ++checked;
+    }
+  }
+  // 39 lengths x 3 pairs, less n = 2's middle one (1 and 1: no pair).
+  EXPECT_EQ(checked, 39 * 3 - 1);
+}
+
 // A member of a map read the ordinary way (Frame::kEach) that only the map's first
 // evaluation has work for, when that evaluation has no patternProperties and tracks
 // nothing, is read as a direct frame's member (Frame::kLone): its subschema kept in the
