@@ -307,13 +307,6 @@ bool Validator::SpecialText(std::string_view s) {
   return TextValue(s);
 }
 
-bool Validator::TextValue(std::string_view s) {
-  Scalar v;
-  v.type = kTypeString;
-  v.s = s;
-  return OnScalar(v);
-}
-
 bool Validator::Bytes(std::string_view s) {
   if (special_) return special_writer_->Bytes(s) && SpecialDone();
   if (replay_bignum_ != 0) {
@@ -406,6 +399,16 @@ template <class T>
   return false;
 }
 
+// PassesPlain's checks of a string (whose type the node lets through).
+[[gnu::always_inline]] inline bool PassesPlainText(const Node& n, std::string_view s,
+                                                   const Compiled& set, bool format_assertion) {
+  const uint64_t bytes = s.size();
+  if (bytes > n.max_length || (bytes + 3) / 4 < n.min_length) return false;
+  if ((n.has & Node::kFormat) && (format_assertion || n.format_asserted)) return false;
+  if ((n.has & (Node::kConst | Node::kEnum)) && !InTexts(n, s)) return false;
+  return n.pattern == kNone || set.Search(n.pattern, s);
+}
+
 // Whether a scalar passes a scalar_plain node: the checks EvalScalarKeywords makes, with
 // no message. False sends the scalar the whole way (which finds the same verdict and, when
 // it counts, says why); so does a length the bytes cannot settle, and an asserted format.
@@ -432,11 +435,7 @@ template <class T>
     return WithinBounds(n, x);
   }
   if (v.type != kTypeString) return true;
-  const uint64_t bytes = v.s.size();
-  if (bytes > n.max_length || (bytes + 3) / 4 < n.min_length) return false;
-  if ((n.has & Node::kFormat) && (format_assertion || n.format_asserted)) return false;
-  if ((n.has & (Node::kConst | Node::kEnum)) && !InTexts(n, v.s)) return false;
-  return n.pattern == kNone || set.Search(n.pattern, v.s);
+  return PassesPlainText(n, v.s, set, format_assertion);
 }
 
 // Whether PassesPlain's false is the verdict on v: so unless it judged a string's length by
@@ -480,6 +479,33 @@ bool Validator::Uint(uint64_t u) {
   v.num = Scalar::kUint;
   v.u = u;
   v.integral = true;
+  return OnScalar(v);
+}
+
+bool Validator::TextValue(std::string_view s) {
+  // As Uint: ScalarChild's work for a direct frame's string that passes, with no Scalar.
+  // (Text has sent names to OnKey: no key is expected.)
+  if (!stopped_ && !frames_.empty()) {
+    Frame& f = frames_.back();
+    if (f.mode >= Frame::kLone) {
+      const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
+      bool passes = c == kNone;
+      if (!passes) {
+        const Node& n = nodes_[c];
+        passes = n.scalar_plain && (n.plain_types & kTypeString) &&
+                 PassesPlainText(n, s, set_, format_assertion_);
+      }
+      if (passes) {
+        have_offset_ = false;
+        ++f.count;
+        if (f.is_map) f.expect_key = true;
+        return extra_bytes_ == extra_accounted_ || AccountExtras();
+      }
+    }
+  }
+  Scalar v;
+  v.type = kTypeString;
+  v.s = s;
   return OnScalar(v);
 }
 
