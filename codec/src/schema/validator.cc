@@ -451,29 +451,15 @@ bool PlainExact(const Node& n, const Validator::Scalar& v, bool format_assertion
 
 bool Validator::Uint(uint64_t u) {
   if (special_) return special_writer_->Uint(u) && SpecialDone();
-  // ScalarChild's work for a value that passes, with no Scalar made: a direct frame's (or a
-  // lone member's) integer whose subschema is none, or a plain one that lets an integer
-  // through and whose bounds it is within (ids, counts, indices).
-  if (!stopped_ && !frames_.empty()) {
-    Frame& f = frames_.back();
-    if (f.mode >= Frame::kLone && !f.expect_key) {
-      const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
-      bool passes = c == kNone;
-      if (!passes) {
-        const Node& n = nodes_[c];
+  // A direct frame's (or a lone member's) integer whose subschema is none, or a plain one
+  // that lets an integer through and whose bounds it is within (ids, counts, indices).
+  if (PassDirect([u](const Node& n) {
         constexpr uint64_t kExact = uint64_t{1} << 53;  // (as PassesPlain: exact in double)
-        passes =
-            n.scalar_plain && (n.plain_types & (kTypeNumber | kTypeInteger)) &&
-            (!(n.has & Node::kNumeric) || (u <= kExact && WithinBounds(n, static_cast<double>(u))));
-      }
-      if (passes) {
-        have_offset_ = false;
-        ++f.count;
-        if (f.is_map) f.expect_key = true;
-        return extra_bytes_ == extra_accounted_ || AccountExtras();
-      }
-    }
-  }
+        return n.scalar_plain && (n.plain_types & (kTypeNumber | kTypeInteger)) &&
+               (!(n.has & Node::kNumeric) ||
+                (u <= kExact && WithinBounds(n, static_cast<double>(u))));
+      }))
+    return extra_bytes_ == extra_accounted_ || AccountExtras();
   Scalar v;
   v.type = kTypeNumber;
   v.num = Scalar::kUint;
@@ -483,26 +469,12 @@ bool Validator::Uint(uint64_t u) {
 }
 
 bool Validator::TextValue(std::string_view s) {
-  // As Uint: ScalarChild's work for a direct frame's string that passes, with no Scalar.
-  // (Text has sent names to OnKey: no key is expected.)
-  if (!stopped_ && !frames_.empty()) {
-    Frame& f = frames_.back();
-    if (f.mode >= Frame::kLone) {
-      const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
-      bool passes = c == kNone;
-      if (!passes) {
-        const Node& n = nodes_[c];
-        passes = n.scalar_plain && (n.plain_types & kTypeString) &&
-                 PassesPlainText(n, s, set_, format_assertion_);
-      }
-      if (passes) {
-        have_offset_ = false;
-        ++f.count;
-        if (f.is_map) f.expect_key = true;
-        return extra_bytes_ == extra_accounted_ || AccountExtras();
-      }
-    }
-  }
+  // As Uint: a direct frame's string that its plain subschema passes.
+  if (PassDirect([&](const Node& n) {
+        return n.scalar_plain && (n.plain_types & kTypeString) &&
+               PassesPlainText(n, s, set_, format_assertion_);
+      }))
+    return extra_bytes_ == extra_accounted_ || AccountExtras();
   Scalar v;
   v.type = kTypeString;
   v.s = s;

@@ -67,30 +67,20 @@ class Validator {
   // more instructions, 2.3%.
   [[gnu::always_inline]] bool TakeDecimal(uint64_t digits, size_t fraction_digits, bool negative,
                                           bool* ok) {
-    // ScalarChild's case: a direct frame's (or a lone member's) value.
-    if (stopped_ || special_ || replaying_ || frames_.empty()) return false;
-    Frame& f = frames_.back();
-    if (f.mode < Frame::kLone || f.expect_key) return false;
-    const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
-    if (c != kNone) {
-      const Node& n = nodes_[c];
+    if (special_ || replaying_) return false;
+    const bool passed = PassDirect([&](const Node& n) {
       if (!n.scalar_plain || !(n.plain_types & kTypeNumber)) return false;
-      if (n.has & Node::kNumeric) {
-        // Two roundings, each within 2^-53 of its value: the digits to a double (below
-        // 2^63: as a signed integer, one instruction), then the quotient by an exact power
-        // of 10.
-        if (digits >> 63 || fraction_digits > kMaxExactPower10) return false;
-        const double a =
-            static_cast<double>(static_cast<int64_t>(digits)) / kExactPowersOf10[fraction_digits];
-        if (!SurelyWithinBounds(n, negative ? -a : a)) return false;
-      }
-    }
-    // As ScalarChild for a value that passes.
-    have_offset_ = false;
-    ++f.count;
-    if (f.is_map) f.expect_key = true;
-    *ok = extra_bytes_ == extra_accounted_ || AccountExtras();
-    return true;
+      if (!(n.has & Node::kNumeric)) return true;
+      // Two roundings, each within 2^-53 of its value: the digits to a double (below
+      // 2^63: as a signed integer, one instruction), then the quotient by an exact power
+      // of 10.
+      if (digits >> 63 || fraction_digits > kMaxExactPower10) return false;
+      const double a =
+          static_cast<double>(static_cast<int64_t>(digits)) / kExactPowersOf10[fraction_digits];
+      return SurelyWithinBounds(n, negative ? -a : a);
+    });
+    if (passed) *ok = extra_bytes_ == extra_accounted_ || AccountExtras();
+    return passed;
   }
   bool Text(std::string_view s);
   bool Bytes(std::string_view s);
@@ -245,6 +235,22 @@ class Validator {
   [[gnu::noinline]] bool TextValue(std::string_view s);
   // Text in a special item, or read back from one (replaying_).
   [[gnu::noinline]] bool SpecialText(std::string_view s);
+  // A value of a direct frame (or of a lone member) that its subschema's node passes by
+  // `passes` (a member with no subschema passes): ScalarChild's work, with no Scalar made
+  // (the charge of extras left to the caller). False, with nothing changed, for a value
+  // that is none of a direct frame's or does not pass: it goes the whole way.
+  template <class Passes>
+  [[gnu::always_inline]] bool PassDirect(Passes&& passes) {
+    if (stopped_ || frames_.empty()) return false;
+    Frame& f = frames_.back();
+    if (f.mode < Frame::kLone || f.expect_key) return false;
+    const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
+    if (c != kNone && !passes(nodes_[c])) return false;
+    have_offset_ = false;  // (item_offset_ is the value's)
+    ++f.count;
+    if (f.is_map) f.expect_key = true;
+    return true;
+  }
   // A scalar child of a direct frame (Frame::kDirect), read at `offset`.
   [[gnu::always_inline]] inline bool ScalarChild(Frame& f, const Scalar& v, uint64_t offset);
   // Whether a number passes a node's bounds for certain, known to within a relative 2^-51
