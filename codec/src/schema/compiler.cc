@@ -136,7 +136,10 @@ class Compiler {
     }
     if (!CheckCycles(error)) return false;
     MarkTracking();
-    if (!out_->uses_dynamic_scope) ForwardRefs();
+    if (!out_->uses_dynamic_scope) {
+      ForwardRefs();
+      MergeBundles();
+    }
     for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
       std::vector<std::string> names;
       std::vector<uint32_t> test;
@@ -1319,6 +1322,54 @@ class Compiler {
       if (n.ref != kNone && !PureRef(n)) fwd(n.ref);
     }
     for (auto& s : out_->schemas) s->set_root(Target(s->root()));
+  }
+
+  // A subschema that has `properties` and nothing else (annotations aside): a bundle of
+  // members that a parent applies with allOf (`"allOf": [{"$ref": "#/$defs/identity"}]`,
+  // as package manifests' schemas are written).
+  bool Bundle(uint32_t c) const {
+    const Node& b = out_->nodes[c];
+    const NodeRare& r = b.rare();
+    return b.kind == Node::kSchema && b.has == 0 && b.types == kAllTypes && b.pattern == kNone &&
+           b.min_length == 0 && b.max_length == kNoLimit && !b.has_in_place && !b.has_array_work &&
+           !b.tracks_evaluated && b.additional_properties == kNone && b.property_names == kNone &&
+           b.unevaluated_properties == kNone && b.min_properties == 0 &&
+           b.max_properties == kNoLimit && b.watched.empty() && r.pattern_properties.empty() &&
+           r.dependent_required.empty() && r.dependent_schemas.empty() &&
+           !sources_[c].properties.empty();
+  }
+
+  // A bundle in a subschema's allOf becomes that subschema's own properties, when its
+  // names are not among them already and the subschema has no additionalProperties (which
+  // reads its own properties alone): the same verdict on every instance (on an object,
+  // each of the bundle's members gets its subschema either way; on anything else both are
+  // vacuous), with one evaluation less on every object. The bundle's property subschemas
+  // are the same nodes, so a violation in one names the same keyword location.
+  // (docs/schema.md, "One pass": how --all-errors differs.)
+  void MergeBundles() {
+    for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
+      Node& n = out_->nodes[i];
+      if (n.kind != Node::kSchema || n.all_of.empty() || n.additional_properties != kNone) continue;
+      std::vector<Property>& mine = sources_[i].properties;
+      std::vector<uint32_t> kept;
+      for (uint32_t c : n.all_of) {
+        bool merge = c != i && Bundle(c);
+        for (const Property& p : merge ? sources_[c].properties : std::vector<Property>{})
+          for (const Property& q : mine) merge &= p.name != q.name;
+        if (!merge) {
+          kept.push_back(c);
+          continue;
+        }
+        const std::vector<Property>& theirs = sources_[c].properties;
+        mine.insert(mine.end(), theirs.begin(), theirs.end());
+        n.has_object_work = true;
+      }
+      if (kept.size() == n.all_of.size()) continue;
+      n.all_of = std::move(kept);
+      n.has_in_place = n.ref != kNone || n.dynamic_ref != kNone || !n.all_of.empty() ||
+                       !n.any_of.empty() || !n.one_of.empty() || n.not_ != kNone ||
+                       n.if_ != kNone || !n.rare().dependent_schemas.empty();
+    }
   }
 
   // tracks_evaluated: the node or one it reaches in place has unevaluated*.
