@@ -226,13 +226,23 @@ struct alignas(64) Node {
   // (Validator's direct frames): its member or item's subschema is looked up and applied
   // with no slot, and a container child opens its own frame from it. So: true, or a
   // schema with nothing in place, no tracking, no const or enum, and for a map no
-  // patternProperties (a member has at most one subschema), for an array no contains;
+  // patternProperties but a one_pattern one (a member has at most one subschema), for an
+  // array no contains;
   // never in a set with dynamic scopes. A direct array frame of a node with uniqueItems
   // captures its items, as a direct frame inside a captured value does
   // (Validator::OpenDirect).
   bool direct_map = false;
   bool direct_array = false;
   bool captures_items = false;  // direct_array with uniqueItems
+  // One patternProperties entry, which matches the name of no property: a member's
+  // subschema is its property's, else the pattern's when it matches, else
+  // additionalProperties'.
+  bool one_pattern = false;
+  // A member name here finds at most one subschema and leaves no record: no
+  // unevaluatedProperties, and no patternProperties but a one_pattern one (so a map's
+  // first evaluation of this node may read its lone members as a direct frame does:
+  // Validator::Lone).
+  bool lone_keys = false;
   // A direct frame of this node that ends may be passed by its type, its counts and
   // required_mask alone (no dependentRequired; every required name among the first 64
   // watched): Finalize runs only when those fail, for the messages.

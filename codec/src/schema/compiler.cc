@@ -152,6 +152,7 @@ class Compiler {
     for (Node& n : out_->nodes) NameTests(&n);
     for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
       BuildMembers(i);
+      OnePattern(i);
       WorkFlags(&out_->nodes[i]);
     }
     for (Node& n : out_->nodes) EndTable(&n);
@@ -1101,6 +1102,7 @@ class Compiler {
     if (n->unevaluated_properties != kNone) kw |= Node::kKeyUneval;
     if (n->property_names != kNone) kw |= Node::kKeyNames;
     n->key_work = kw;
+    n->lone_keys = !(kw & Node::kKeyUneval) && (!(kw & Node::kKeyPatterns) || n->one_pattern);
     n->scalar_plain = !n->has_in_place && !(n->has & (Node::kMultipleOf | Node::kContent)) &&
                       (!(n->has & (Node::kConst | Node::kEnum)) || n->texts_only);
     const bool either = (n->has & (Node::kConst | Node::kEnum)) != 0 || !n->any_of.empty() ||
@@ -1183,12 +1185,23 @@ class Compiler {
         (n->has & (Node::kConst | Node::kEnum)))
       return;
     // (uniqueItems: a direct array frame captures its items; a map has no use for it.)
-    n->direct_map = n->rare().pattern_properties.empty() && n->unevaluated_properties == kNone;
+    n->direct_map = (n->rare().pattern_properties.empty() || n->one_pattern) &&
+                    n->unevaluated_properties == kNone;
     n->direct_array = n->contains == kNone && n->unevaluated_items == kNone;
     n->quick_end =
         n->rare().dependent_required_w.empty() && (n->required_w.empty() || n->required_mask);
     n->captures_items = n->direct_array && (n->has & Node::kUniqueItems);
     n->quick_max_items = n->captures_items ? std::min<uint64_t>(n->max_items, 1) : n->max_items;
+  }
+
+  // Node::one_pattern.
+  void OnePattern(uint32_t i) {
+    Node& n = out_->nodes[i];
+    if (n.kind != Node::kSchema || n.rare().pattern_properties.size() != 1) return;
+    const uint32_t regex = n.rare().pattern_properties[0].regex;
+    for (const Property& p : sources_[i].properties)
+      if (out_->Search(regex, p.name)) return;
+    n.one_pattern = true;
   }
 
   bool NewRegex(const std::string& pattern, const Pos& p, const std::string& keyword,

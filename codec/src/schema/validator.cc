@@ -637,7 +637,7 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
 bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
   // EachKey's work for the frame's first evaluation, with the member's subschema kept in
   // the frame instead of a slot (a direct_map node, like a Lone evaluation, has no
-  // patternProperties, tracking or unevaluatedProperties).
+  // tracking or unevaluatedProperties, and no patternProperties but a one_pattern one).
   f.child = kNone;
   Eval& ev = evals_[f.evals_begin];
   const Node& n = nodes_[f.node];
@@ -655,6 +655,13 @@ bool Validator::DirectKeyRest(Frame& f, std::string_view key, uint64_t offset) {
         claimed = true;
       }
       if (member->watch != kNone) Watch(ev, member->watch);
+    }
+  }
+  if (!claimed && (work & Node::kKeyPatterns)) {
+    const PatternProperty& pp = n.rare_->pattern_properties[0];  // (one_pattern)
+    if (set_.Search(pp.regex, key)) {
+      f.child = pp.node;
+      claimed = true;
     }
   }
   if (!claimed && (work & Node::kKeyAdditional)) {

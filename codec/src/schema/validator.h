@@ -298,17 +298,18 @@ class Validator {
   // capture).
   [[gnu::noinline]] bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
   // DirectKey's every case: a name that is no member, one watched past the 64th, one with
-  // no subschema, propertyNames, a settled evaluation.
+  // no subschema, patternProperties, propertyNames, a settled evaluation.
   [[gnu::noinline]] bool DirectKeyRest(Frame& f, std::string_view key, uint64_t offset);
   // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
   // evaluation has work for it (its length is past rest_lengths, or there is no other),
   // and that evaluation takes a name as a direct frame's does: at most one subschema for
-  // the member (no patternProperties), and no record of it (no tracking).
+  // the member (no patternProperties but a one_pattern one), and no record of it (no
+  // tracking).
   bool Lone(const Frame& f, std::string_view key) const {
     const Eval& ev = evals_[f.evals_begin];
     if ((f.rest_lengths & LengthBit(key.size())) != 0 && &ev + 1 != evals_.data() + evals_.size())
       return false;
-    return !ev.tracks && !(nodes_[f.node].key_work & (Node::kKeyPatterns | Node::kKeyUneval));
+    return !ev.tracks && nodes_[f.node].lone_keys;
   }
   [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);
   // What both do with a watched name, a member additionalProperties refuses, and a name

@@ -390,6 +390,11 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       R"({"uniqueItems":true,"items":{"properties":{"a":{"items":{"maximum":3}}},"additionalProperties":{"type":"integer"}}})",
       R"({"properties":{"u":{"uniqueItems":true,"minItems":1},"b":{"items":{"uniqueItems":true}}}})",
       R"({"enum":[[{"a":[1]}],[],{"u":[[],{}]}],"items":{"properties":{"a":{"items":{"type":"integer"}}}}})",
+      // One patternProperties entry that matches no property's name (Node::one_pattern):
+      // direct; the third's matches "ab", so it is read the ordinary way on both sides.
+      R"({"patternProperties":{"^[a-z]+$":{"type":"integer","maximum":5}},"additionalProperties":false,"required":["ab"]})",
+      R"({"properties":{"A1":{"type":"string"}},"patternProperties":{"^[a-z]":{"items":{"type":"null"}}},"propertyNames":{"maxLength":1},"additionalProperties":{"type":"object"}})",
+      R"({"properties":{"ab":{"type":"string"}},"patternProperties":{"^a":{"type":"integer"}}})",
   };
   // X: where the instance goes.
   const std::vector<std::pair<std::string, std::string>> contexts = {
@@ -445,7 +450,7 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   };
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, wrap, strip, &compared, &refused);
-  EXPECT_EQ(compared, 16 * 6 * 31);
+  EXPECT_EQ(compared, 19 * 6 * 31);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 4);
   // A CBOR bignum (2^64) read back as a number inside a direct frame's array: [1,
