@@ -66,6 +66,17 @@ inline size_t MemberSlot(uint64_t hash, uint8_t shift) {
 // the last).
 inline uint64_t LengthBit(size_t n) { return uint64_t{1} << (n < 63 ? n : 63); }
 
+// A name's bit in ObjectPlan::rest_bits: of its length, first byte and last byte, so that
+// names of one length mostly differ (a workflow step's "uses" and "name" from its `then`
+// branch's "with"). Computed only for a name whose LengthBit is in rest_lengths.
+inline uint64_t NameBit(std::string_view s) {
+  const size_t n = s.size();
+  if (n == 0) return 1;
+  const size_t h =
+      n * 7 + static_cast<unsigned char>(s[0]) * 3 + static_cast<unsigned char>(s[n - 1]);
+  return uint64_t{1} << (h & 63);
+}
+
 // JSON Schema's instance types, as bits of Node::types.
 enum TypeBit : uint8_t {
   kTypeNull = 1,
@@ -436,9 +447,13 @@ struct ObjectPlan {
   };
   std::vector<Entry> entries;  // at most kMaxEntries
   // When every entry past the first has no name work but its member table
-  // (Node::key_work 0 or kKeyMembers): the LengthBit of every name in their tables, so a
-  // name of another length is looked at by the first entry alone. All ones otherwise.
+  // (Node::key_work 0 or kKeyMembers): the LengthBit and the NameBit of every name in
+  // their tables, so a name with another length or another NameBit is looked at by the
+  // first entry alone. All ones otherwise, and rest_bits all ones too when the first
+  // entry's own names of those lengths have NameBits among them (the name is then not
+  // worth its NameBit: Validator::RestMay).
   uint64_t rest_lengths = ~uint64_t{0};
+  uint64_t rest_bits = ~uint64_t{0};
   static constexpr size_t kMaxEntries = 64;
   bool capture = false;  // an entry has const, enum or uniqueItems: the map is captured
 };

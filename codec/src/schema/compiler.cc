@@ -164,14 +164,30 @@ class Compiler {
           ObjectPlan plan;
           // (One evaluation alone gains nothing from a plan.)
           if (!Plan(i, kNone, kAll, 0, committed != 0, &plan) || plan.entries.size() < 2) continue;
-          uint64_t lengths = 0;
+          uint64_t lengths = 0, bits = 0;
           bool members_only = true;
           for (size_t k = 1; k < plan.entries.size(); ++k) {
-            const Node& entry = out_->nodes[plan.entries[k].node];
+            const uint32_t c = plan.entries[k].node;
+            const Node& entry = out_->nodes[c];
             members_only &= (entry.key_work & ~Node::kKeyMembers) == 0;
-            if (entry.key_work & Node::kKeyMembers) lengths |= entry.member_lengths;
+            if (!(entry.key_work & Node::kKeyMembers)) continue;
+            lengths |= entry.member_lengths;
+            // (A member table holds the properties and the watched names: BuildMembers.)
+            for (const Property& p : sources_[c].properties) bits |= NameBit(p.name);
+            for (const std::string& w : entry.watched) bits |= NameBit(w);
           }
-          if (members_only) plan.rest_lengths = lengths;
+          if (members_only) {
+            plan.rest_lengths = lengths;
+            // The NameBits are kept when they tell one of the first entry's own names (the
+            // names an instance is likely to have) from the rest's where the lengths do not.
+            bool tells = false;
+            auto told = [&](std::string_view name) {
+              tells |= (lengths & LengthBit(name.size())) != 0 && !(bits & NameBit(name));
+            };
+            for (const Property& p : sources_[plan.entries[0].node].properties) told(p.name);
+            for (const std::string& w : out_->nodes[plan.entries[0].node].watched) told(w);
+            if (tells) plan.rest_bits = bits;
+          }
           out_->nodes[i].object_plan[committed] = static_cast<uint32_t>(out_->plans.size());
           out_->plans.push_back(std::move(plan));
         }

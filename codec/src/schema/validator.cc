@@ -545,9 +545,7 @@ bool Validator::CapturedKey(Frame& f, std::string_view key, uint64_t offset) {
 
 bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
   // (A planned frame's evaluations are all of evals_ from evals_begin.)
-  const uint32_t end = (f.rest_lengths & LengthBit(key.size())) != 0
-                           ? static_cast<uint32_t>(evals_.size())
-                           : f.evals_begin + 1;
+  const uint32_t end = RestMay(f, key) ? static_cast<uint32_t>(evals_.size()) : f.evals_begin + 1;
   // No Eval is made while a name is looked at (propertyNames judges a scalar): the
   // pointer stays good.
   Eval* const evals = evals_.data();
@@ -889,9 +887,10 @@ bool Validator::OnBeginRest(bool is_map) {
       if (!MakePlanned(set_.plans[plan], s)) return false;
       capture |= set_.plans[plan].capture;
       f.rest_lengths = set_.plans[plan].rest_lengths;
+      f.rest_bits = set_.plans[plan].rest_bits;
     }
   }
-  if (is_map && !planned) f.rest_lengths = ~uint64_t{0};
+  if (is_map && !planned) f.rest_lengths = f.rest_bits = ~uint64_t{0};
   for (size_t i = planned ? n : slots_begin; i < n; ++i) {
     const Slot& s = slots_[i];
     const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);

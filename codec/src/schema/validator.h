@@ -192,7 +192,8 @@ class Validator {
     //   (StartCapture), so an empty one is never captured.
     // - kLone: a kEach map (not captured) whose current member is lone: a name only its
     //   first evaluation has work for (the frame's only one, or a name past a planned
-    //   frame's rest_lengths), when that evaluation takes a name as a direct frame's does
+    //   frame's rest_lengths or rest_bits), when that evaluation takes a name as a direct
+    //   frame's does
     //   (Lone). The member is then read as a direct frame's: DirectKey keeps its
     //   subschema in `child`, with no slot. The next name sets the mode again (MapKey).
     union {
@@ -201,6 +202,7 @@ class Validator {
       // has work in its first evaluation alone), all ones for any other.
       uint64_t rest_lengths;
     };
+    uint64_t rest_bits = 0;  // maps: ObjectPlan::rest_bits, as rest_lengths
     union {
       uint32_t item_slots_end = 0;  // kKept
       uint32_t child;  // kCaptured, kLone, kDirect: the current member's subschema, or kNone
@@ -301,14 +303,20 @@ class Validator {
   // no subschema, patternProperties, propertyNames, a settled evaluation.
   [[gnu::noinline]] bool DirectKeyRest(Frame& f, std::string_view key, uint64_t offset);
   // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
-  // evaluation has work for it (its length is past rest_lengths, or there is no other),
+  // evaluation has work for it (its length is past rest_lengths or its NameBit past
+  // rest_bits, or there is no other),
   // and that evaluation takes a name as a direct frame's does: at most one subschema for
   // the member (no patternProperties but a one_pattern one), and no record of it (no
   // tracking).
+  // Whether a name may have work in a planned frame's evaluations past its first
+  // (ObjectPlan::rest_lengths, rest_bits).
+  static bool RestMay(const Frame& f, std::string_view key) {
+    return (f.rest_lengths & LengthBit(key.size())) != 0 &&
+           (f.rest_bits == ~uint64_t{0} || (f.rest_bits & NameBit(key)) != 0);
+  }
   bool Lone(const Frame& f, std::string_view key) const {
     const Eval& ev = evals_[f.evals_begin];
-    if ((f.rest_lengths & LengthBit(key.size())) != 0 && &ev + 1 != evals_.data() + evals_.size())
-      return false;
+    if (RestMay(f, key) && &ev + 1 != evals_.data() + evals_.size()) return false;
     return !ev.tracks && nodes_[f.node].lone_keys;
   }
   [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);

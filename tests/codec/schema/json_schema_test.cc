@@ -555,7 +555,8 @@ TEST(JsonSchema, UniqueItemsNamesTheEqualPairAtEveryLength) {
 // evaluation has work for, when that evaluation has no patternProperties and tracks
 // nothing, is read as a direct frame's member (Frame::kLone): its subschema kept in the
 // frame, with no slot. Such members are the names outside an if / then branch's
-// properties (a planned map's rest_lengths) and every name of a map whose one evaluation
+// properties (a planned map's rest_lengths and rest_bits: "tags" has the length of the
+// `then` branch's "kind", and another NameBit) and every name of a map whose one evaluation
 // is not direct (name_judged anyOf / oneOf branches). "unevaluatedProperties": true changes
 // no verdict but makes the evaluation track its members, which turns the lone path off:
 // every instance must get the same violations (offset, path, message) either way.
