@@ -1224,14 +1224,19 @@ class Compiler {
                 uint32_t* index, std::string* error) {
     auto it = regex_memo_.find(pattern);
     if (it != regex_memo_.end()) return *index = it->second, true;
-    std::string why;
-    std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &why);
-    if (!re) return Fail(p, keyword, why, error);
+    // A pattern with a byte automaton is searched by it alone, with no RE2 compiled: what
+    // AsciiDfa takes, the translation to RE2 takes too (test
+    // AsciiDfa.TakesOnlyWhatTheTranslationTakes, fuzz_regex), so RE2 has nothing to refuse
+    // there. Any other pattern is RE2's, or refused.
+    std::optional<AsciiDfa> dfa = AsciiDfa::Build(pattern);
+    std::unique_ptr<re2::RE2> re;
+    if (!dfa) {
+      std::string why;
+      re = CompileEcmaRegex(pattern, &why);
+      if (!re) return Fail(p, keyword, why, error);
+    }
     out_->regex_sources.push_back(pattern);
-    out_->dfas.push_back(AsciiDfa::Build(pattern));
-    // (A pattern with a byte automaton is searched by it alone: its RE2 has said the
-    // pattern is one it can run, and is not kept.)
-    if (out_->dfas.back()) re.reset();
+    out_->dfas.push_back(std::move(dfa));
     out_->regexes.push_back(std::move(re));
     *index = static_cast<uint32_t>(out_->regexes.size() - 1);
     regex_memo_[pattern] = *index;

@@ -916,6 +916,38 @@ TEST(AsciiDfa, TakesTheSubsetAndRefusesTheRest) {
   }
 }
 
+// A schema's pattern that AsciiDfa takes gets no RE2 (Compiler::NewRegex), so whatever it
+// takes the translation to RE2 must take too, or a pattern RE2 refuses would load: random
+// patterns of the syntax both read, with the bad forms among them (reversed counts and
+// ranges, empty classes, dangling brackets and quantifiers, escapes of letters).
+TEST(AsciiDfa, TakesOnlyWhatTheTranslationTakes) {
+  std::mt19937_64 rng(20261205);
+  const std::vector<std::string> pieces = {
+      "a",      "b",     "0",     "1",     "-",     "_",    ".",   "^",     "$",       "|",
+      "?",      "*",     "+",     "(",     ")",     "{",    "}",   "[",     "]",       ",",
+      ":",      "\\",    "/",     " ",     "\\d",   "\\w",  "\\-", "\\.",   "(?:",     "{2}",
+      "{1,3}",  "{2,}",  "{3,1}", "[a-z]", "[0-9]", "[^a]", "\\b", "\\s",   "{0}",     "{0,0}",
+      "{1000}", "{513}", "[z-a]", "[]",    "\\q",   "\\1",  "(?=", "(?<n>", "\\u0041", "\\x4"};
+  int taken = 0, both = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string pattern;
+    const int n = 1 + static_cast<int>(rng() % 10);
+    for (int k = 0; k < n; ++k) pattern += pieces[rng() % pieces.size()];
+    if (!AsciiDfa::Build(pattern)) continue;
+    ++taken;
+    std::string error;
+    const bool translated = CompileEcmaRegex(pattern, &error) != nullptr;
+    EXPECT_TRUE(translated) << pattern << ": " << error;
+    both += translated;
+  }
+  EXPECT_GT(taken, 1500);
+  EXPECT_EQ(both, taken);
+  for (const auto& [pattern, texts] : DfaCases()) {
+    std::string error;
+    EXPECT_TRUE(CompileEcmaRegex(pattern, &error) != nullptr) << pattern << ": " << error;
+  }
+}
+
 // Search steps two bytes at a time where the automaton is small enough (pairs()); the
 // tests compare both it and SearchBytes with RE2. Every pattern of the benchmark's takes
 // pairs, twitter's dates (81 states of 30 byte classes) too; kWide does not.
