@@ -75,6 +75,41 @@ bool DraftOfUri(std::string_view uri, Draft* draft) {
   return false;
 }
 
+// Where a keyword's value holds subschemas (Compiler::Index): a map of them, an array of
+// them, one, or `items` (an array of them in drafts 4 to 2019-09, else one). One hash
+// lookup a member name (and no pointer made for a name that is none of them): comparing it
+// with each of them in turn, and the pointers, took more than half of indexing a schema.
+enum class SubschemaKeyword : uint8_t { kNone, kMap, kArray, kOne, kItems };
+SubschemaKeyword SubschemaKeywordOf(std::string_view key) {
+  using K = SubschemaKeyword;
+  static const auto* const kinds = new std::unordered_map<std::string_view, K>{
+      {"properties", K::kMap},
+      {"patternProperties", K::kMap},
+      {"definitions", K::kMap},
+      {"$defs", K::kMap},
+      {"dependentSchemas", K::kMap},
+      {"dependencies", K::kMap},
+      {"allOf", K::kArray},
+      {"anyOf", K::kArray},
+      {"oneOf", K::kArray},
+      {"prefixItems", K::kArray},
+      {"items", K::kItems},
+      {"additionalProperties", K::kOne},
+      {"additionalItems", K::kOne},
+      {"unevaluatedItems", K::kOne},
+      {"unevaluatedProperties", K::kOne},
+      {"contains", K::kOne},
+      {"propertyNames", K::kOne},
+      {"not", K::kOne},
+      {"if", K::kOne},
+      {"then", K::kOne},
+      {"else", K::kOne},
+      {"contentSchema", K::kOne},
+  };
+  const auto it = kinds->find(key);
+  return it == kinds->end() ? K::kNone : it->second;
+}
+
 // What the compiler keeps of a node's keywords until the set is made, and no longer:
 // `properties` become its member table, `required` its watched names.
 struct Source {
@@ -377,18 +412,13 @@ class Compiler {
       return Index(child, d, base, resource, p, draft, vocab, error);
     };
     for (const auto& [key, child] : v->members) {
+      const SubschemaKeyword kind = SubschemaKeywordOf(key);
+      if (kind == SubschemaKeyword::kNone) continue;
       const std::string p = pointer + "/" + EscapePointerToken(key);
-      const bool schema_map = key == "properties" || key == "patternProperties" ||
-                              key == "definitions" || key == "$defs" || key == "dependentSchemas" ||
-                              key == "dependencies";
-      const bool schema_array = key == "allOf" || key == "anyOf" || key == "oneOf" ||
-                                key == "prefixItems" ||
-                                (key == "items" && child.kind == JVal::kArray);
-      const bool one_schema = key == "additionalProperties" || key == "additionalItems" ||
-                              key == "items" || key == "unevaluatedItems" ||
-                              key == "unevaluatedProperties" || key == "contains" ||
-                              key == "propertyNames" || key == "not" || key == "if" ||
-                              key == "then" || key == "else" || key == "contentSchema";
+      const bool schema_map = kind == SubschemaKeyword::kMap;
+      const bool schema_array = kind == SubschemaKeyword::kArray ||
+                                (kind == SubschemaKeyword::kItems && child.kind == JVal::kArray);
+      const bool one_schema = kind == SubschemaKeyword::kOne || kind == SubschemaKeyword::kItems;
       if (schema_map && child.kind == JVal::kObject) {
         for (const auto& [name, s] : child.members) {
           if (s.kind != JVal::kObject && s.kind != JVal::kBool) continue;
