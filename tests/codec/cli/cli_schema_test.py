@@ -79,6 +79,19 @@ def main():
                 base, bad)
         check(len(r.stderr.decode().splitlines()) == 2, '--max-violations 2: two lines')
 
+        # A schema read from a pipe, as `--schema <(...)` gives it (no size to read by):
+        # all of it, 40 KB.
+        piped = {'properties': {'n': {'minimum': 0}}, 'description': 'x' * 40000}
+        r_fd, w_fd = os.pipe()
+        os.write(w_fd, json.dumps(piped).encode())
+        os.close(w_fd)
+        r = subprocess.run([rosetta, 'validate', '--format', 'json', '--schema',
+                            '/dev/fd/%d' % r_fd], input=b'{"n": -1}', capture_output=True,
+                           pass_fds=(r_fd,))
+        os.close(r_fd)
+        check(r.returncode == 1 and b'/properties/n/minimum: -1 is below the minimum 0' in r.stderr,
+              'a schema from a pipe: ' + repr(r.stderr))
+
         missing = b'{"id": 1}'
         r = run(rosetta, ['validate', '--format', 'json'] + base, missing)
         check(r.stderr == b'rosetta: schema_violation at byte 0: /required: missing required '
