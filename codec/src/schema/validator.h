@@ -162,8 +162,8 @@ class Validator {
     uint32_t node;
     SlotKind kind;
   };
-  // 112 bytes of fields, aligned to 64: 128 bytes, so that a frame's index is a shift
-  // (frames_.back() is read at every event).
+  // 128 bytes of fields, aligned to 64, so that a frame's index is a shift
+  // (frames_.back() is read at every event): a field more makes it 192 (checked below).
   struct alignas(64) Frame {
     uint64_t count = 0;   // children so far
     uint64_t offset = 0;  // where the container starts
@@ -230,6 +230,7 @@ class Validator {
     std::string_view key;
     std::string key_store;
   };
+  static_assert(sizeof(Frame) == 128, "a Frame's index is a shift");
 
   bool OnScalar(const Scalar& v);
   // A string that is no member name (out of line: Text, which takes every name, then makes
