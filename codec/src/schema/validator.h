@@ -193,8 +193,7 @@ class Validator {
     // - kLone: a kEach map (not captured) whose current member is lone: a name only its
     //   first evaluation has work for (the frame's only one, or a name past a planned
     //   frame's rest_lengths or rest_bits), when that evaluation takes a name as a direct
-    //   frame's does
-    //   (Lone). The member is then read as a direct frame's: DirectKey keeps its
+    //   frame's does (Lone). The member is then read as a direct frame's: DirectKey keeps its
     //   subschema in `child`, with no slot. The next name sets the mode again (MapKey).
     union {
       uint64_t stable_from = 0;  // arrays
@@ -303,18 +302,16 @@ class Validator {
   // DirectKey's every case: a name that is no member, one watched past the 64th, one with
   // no subschema, patternProperties, propertyNames, a settled evaluation.
   [[gnu::noinline]] bool DirectKeyRest(Frame& f, std::string_view key, uint64_t offset);
-  // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
-  // evaluation has work for it (its length is past rest_lengths or its NameBit past
-  // rest_bits, or there is no other),
-  // and that evaluation takes a name as a direct frame's does: at most one subschema for
-  // the member (no patternProperties but a one_pattern one), and no record of it (no
-  // tracking).
   // Whether a name may have work in a planned frame's evaluations past its first
   // (ObjectPlan::rest_lengths, rest_bits).
   static bool RestMay(const Frame& f, std::string_view key) {
     return (f.rest_lengths & LengthBit(key.size())) != 0 &&
            (f.rest_bits == ~uint64_t{0} || (f.rest_bits & NameBit(key)) != 0);
   }
+  // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
+  // evaluation has work for it (RestMay says no, or there is no other), and that
+  // evaluation takes a name as a direct frame's does: at most one subschema for the member
+  // (no patternProperties but a one_pattern one), and no record of it (no tracking).
   bool Lone(const Frame& f, std::string_view key) const {
     const Eval& ev = evals_[f.evals_begin];
     if (RestMay(f, key) && &ev + 1 != evals_.data() + evals_.size()) return false;
