@@ -839,9 +839,7 @@ class Compiler {
         return false;
     }
     Watch(n, *src);
-    n->has_in_place = n->has_in_place || !n->all_of.empty() || !n->any_of.empty() ||
-                      !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone ||
-                      !n->rare().dependent_schemas.empty();
+    n->has_in_place = n->has_in_place || AppliesInPlace(*n);
     n->has_object_work = !src->properties.empty() || !n->rare().pattern_properties.empty() ||
                          n->additional_properties != kNone || n->property_names != kNone ||
                          !src->required.empty() || !n->rare().dependent_required.empty() ||
@@ -1274,6 +1272,13 @@ class Compiler {
   }
 
   // The nodes a node applies in place (to the same value), dynamic targets included.
+  // Node::has_in_place, from the node's keywords.
+  static bool AppliesInPlace(const Node& n) {
+    return n.ref != kNone || n.dynamic_ref != kNone || !n.all_of.empty() || !n.any_of.empty() ||
+           !n.one_of.empty() || n.not_ != kNone || n.if_ != kNone ||
+           !n.rare().dependent_schemas.empty();
+  }
+
   void InPlace(const Node& n, std::vector<uint32_t>* out) const {
     out->clear();
     for (uint32_t c : n.all_of) out->push_back(c);
@@ -1417,22 +1422,20 @@ class Compiler {
       std::vector<Property>& mine = sources_[i].properties;
       std::vector<uint32_t> kept;
       for (uint32_t c : n.all_of) {
+        const std::vector<Property>& theirs = sources_[c].properties;
         bool merge = c != i && Bundle(c);
-        for (const Property& p : merge ? sources_[c].properties : std::vector<Property>{})
-          for (const Property& q : mine) merge &= p.name != q.name;
+        for (size_t k = 0; merge && k < theirs.size(); ++k)
+          for (const Property& q : mine) merge &= theirs[k].name != q.name;
         if (!merge) {
           kept.push_back(c);
           continue;
         }
-        const std::vector<Property>& theirs = sources_[c].properties;
         mine.insert(mine.end(), theirs.begin(), theirs.end());
         n.has_object_work = true;
       }
       if (kept.size() == n.all_of.size()) continue;
       n.all_of = std::move(kept);
-      n.has_in_place = n.ref != kNone || n.dynamic_ref != kNone || !n.all_of.empty() ||
-                       !n.any_of.empty() || !n.one_of.empty() || n.not_ != kNone ||
-                       n.if_ != kNone || !n.rare().dependent_schemas.empty();
+      n.has_in_place = AppliesInPlace(n);
     }
   }
 
