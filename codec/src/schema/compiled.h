@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -291,6 +292,14 @@ struct alignas(64) Node {
   uint16_t first_member = 0xffff;  // (Member::kNoPlace, declared below)
   uint32_t pattern = kNone;        // Compiled::regexes
   uint32_t items = kNone;          // every item after the prefix
+  // A decimal within [sure_low, sure_high] by Validator::TakeDecimal's approximate
+  // compare passes minimum, maximum, exclusiveMinimum and exclusiveMaximum for certain:
+  // each bound moved inwards by a relative 2^-48, then to a float (rounded inwards). The
+  // proof is at SureBounds (compiler.cc); a number outside the range is converted exactly
+  // (Double).
+  float sure_low = -std::numeric_limits<float>::infinity();
+  float sure_high = std::numeric_limits<float>::infinity();
+  uint32_t contains = kNone;
   // LengthBit of every name in member_table: a name of another length is no member, with
   // no hash and no probe (a branch's table often holds one or two names).
   uint64_t member_lengths = 0;
@@ -387,7 +396,6 @@ struct alignas(64) Node {
     }
   }
 
-  uint32_t contains = kNone;
   uint64_t min_contains = 1, max_contains = kNoLimit;
   uint32_t unevaluated_items = kNone;
 

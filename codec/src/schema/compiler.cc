@@ -1132,6 +1132,45 @@ class Compiler {
     }
   }
 
+  // Node::sure_low and sure_high. Validator::TakeDecimal approximates a decimal x by a, its
+  // digits rounded to a double and divided by an exact power of 10 (two roundings, each
+  // within a relative 2^-53), so |a - x| <= |a| 2^-51, and compares a with the range. The
+  // verdict Double gives compares x rounded to a double, X, with each bound b (a double);
+  // rounding keeps order. For a lower bound b, a >= L(b) makes X >= b, and X > b for an
+  // exclusive one:
+  // - b > 0, L = b (1 + 2^-48): x >= a (1 - 2^-51) >= b (1 + 2^-48) (1 - 2^-51) > b (1 +
+  //   2^-49), past b by more than half a unit in its last place (b 2^-53), so X > b.
+  // - b < 0, L = b (1 - 2^-48): for a >= 0, x >= 0 > b; for a < 0, x >= a (1 + 2^-51) >=
+  //   b (1 - 2^-48) (1 + 2^-51) > b + |b| 2^-49: X > b as above.
+  // - b = 0: a has the sign of x (0 only for the digits 0), and x is 0 or at least 10^-22:
+  //   L = 0, or the least positive double for an exclusive bound.
+  // Computing L rounds within b 2^-53, which the margins absorb; an L that overflows is
+  // infinite and takes nothing. Each upper bound is the mirror image, -L(-b). The float a
+  // range is kept as is rounded inwards, so that both fit the node's first 64 bytes.
+  static void SureBounds(Node* n) {
+    auto low = [](double b, bool exclusive) {
+      if (b == 0) return exclusive ? std::numeric_limits<double>::denorm_min() : 0.0;
+      return b > 0 ? b * (1 + 0x1p-48) : b * (1 - 0x1p-48);
+    };
+    // The least float at least x (-FLT_MAX below it, infinity above FLT_MAX).
+    auto float_up = [](double x) {
+      constexpr float kMax = std::numeric_limits<float>::max();
+      if (x > kMax) return std::numeric_limits<float>::infinity();
+      if (x < -kMax) return -kMax;
+      float f = static_cast<float>(x);
+      if (f < x) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+      return f;
+    };
+    double lo = -std::numeric_limits<double>::infinity();
+    double hi = std::numeric_limits<double>::infinity();
+    if (n->has & Node::kMinimum) lo = std::max(lo, low(n->minimum, false));
+    if (n->has & Node::kExclusiveMinimum) lo = std::max(lo, low(n->exclusive_minimum, true));
+    if (n->has & Node::kMaximum) hi = std::min(hi, -low(-n->maximum, false));
+    if (n->has & Node::kExclusiveMaximum) hi = std::min(hi, -low(-n->exclusive_maximum, true));
+    n->sure_low = lo == -std::numeric_limits<double>::infinity() ? lo : float_up(lo);
+    n->sure_high = hi == std::numeric_limits<double>::infinity() ? hi : -float_up(-hi);
+  }
+
   // Node::key_work, end_object_work and end_array_work, from the compiled keywords.
   static void WorkFlags(Node* n) {
     n->plain_types = n->texts_only ? n->types & kTypeString : n->types;
@@ -1149,6 +1188,7 @@ class Compiler {
     n->lone_keys = !(kw & Node::kKeyUneval) && (!(kw & Node::kKeyPatterns) || n->one_pattern);
     n->scalar_plain = !n->has_in_place && !(n->has & (Node::kMultipleOf | Node::kContent)) &&
                       (!(n->has & (Node::kConst | Node::kEnum)) || n->texts_only);
+    SureBounds(n);
     const bool either = (n->has & (Node::kConst | Node::kEnum)) != 0 || !n->any_of.empty() ||
                         !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone;
     const bool typed = (n->has & Node::kType) != 0;
