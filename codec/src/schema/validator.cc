@@ -612,8 +612,38 @@ void Validator::UnevaluatedNoSlot(uint32_t e, uint32_t node, std::string_view ke
 }
 
 bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
-  // The common case, with no call (so no register saved): a member with a subschema,
-  // watched among the first 64 names or not at all, and no propertyNames to judge.
+  // The commonest case, in few registers (two saved, no call): the name is the member the
+  // frame expects next (Node::FindMemberFrom), of at most 32 bytes (so its compare needs
+  // no memcmp), with a subschema, watched among the first 64 names or not at all, in a
+  // node with no work for names but members and additionalProperties. Payloads list an
+  // object's members in its schema's order: 105,467 of twitter's 120,173 names here and
+  // 53,047 of citm's 53,719 are found so (1,000 records). Every other name goes on to
+  // DirectKeyFind, whose hash probe and name compare of any length save six registers.
+  const uint16_t at = f.expect;
+  if (at != Node::Member::kNoPlace && key.size() <= 32) {
+    const Node& n = nodes_[f.node];
+    const MemberKey k = MemberKeyOf(key);
+    const Node::Member& m = n.member_table[at];
+    Eval& ev = evals_[f.evals_begin];
+    if (m.a == k.a && m.b == k.b && m.size == key.size() &&
+        (key.size() <= 16 || SameBytes(key, n.member_names[at])) && m.property != kNone &&
+        (m.watch < 64 || m.watch == kNone) &&
+        (n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
+        (ev.valid || ev.committed)) {
+      f.expect = m.next;
+      f.key_bit = m.bit;
+      f.child = m.property;
+      if (m.watch != kNone) ev.seen |= uint64_t{1} << m.watch;
+      item_offset_ = offset;
+      return true;
+    }
+  }
+  return DirectKeyFind(f, key, offset);
+}
+
+bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
+  // The common case, with no call: a member with a subschema, watched among the first 64
+  // names or not at all, and no propertyNames to judge.
   Eval& ev = evals_[f.evals_begin];
   const Node& n = nodes_[f.node];
   if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
