@@ -648,7 +648,9 @@ bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
   const Node& n = nodes_[f.node];
   if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
       (n.key_work & Node::kKeyMembers) && n.MightBeMember(key) && (ev.valid || ev.committed)) {
-    const Node::Member* member = n.FindMemberFrom(f.expect, key, MemberKeyOf(key));
+    // (DirectKey compared a name of up to 32 bytes with the expected member: the table.)
+    const uint16_t expect = key.size() <= 32 ? Node::Member::kNoPlace : f.expect;
+    const Node::Member* member = n.FindMemberFrom(expect, key, MemberKeyOf(key));
     if (member != nullptr && member->property != kNone &&
         (member->watch < 64 || member->watch == kNone)) {
       f.expect = member->next;
