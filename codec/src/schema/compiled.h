@@ -299,7 +299,7 @@ struct alignas(64) Node {
   // (Double).
   float sure_low = -std::numeric_limits<float>::infinity();
   float sure_high = std::numeric_limits<float>::infinity();
-  uint32_t contains = kNone;
+  uint32_t contains = kNone;  // (here, in what was padding: the floats add no bytes)
   // LengthBit of every name in member_table: a name of another length is no member, with
   // no hash and no probe (a branch's table often holds one or two names).
   uint64_t member_lengths = 0;

@@ -1145,8 +1145,8 @@ class Compiler {
   // - b = 0: a has the sign of x (0 only for the digits 0), and x is 0 or at least 10^-22:
   //   L = 0, or the least positive double for an exclusive bound.
   // Computing L rounds within b 2^-53, which the margins absorb; an L that overflows is
-  // infinite and takes nothing. Each upper bound is the mirror image, -L(-b). The float a
-  // range is kept as is rounded inwards, so that both fit the node's first 64 bytes.
+  // infinite and takes nothing. Each upper bound is the mirror image, -L(-b). The range is
+  // kept as two floats, each rounded inwards, so that both fit the node's first 64 bytes.
   static void SureBounds(Node* n) {
     auto low = [](double b, bool exclusive) {
       if (b == 0) return exclusive ? std::numeric_limits<double>::denorm_min() : 0.0;
