@@ -1311,7 +1311,6 @@ class Compiler {
     return true;
   }
 
-  // The nodes a node applies in place (to the same value), dynamic targets included.
   // Node::has_in_place, from the node's keywords.
   static bool AppliesInPlace(const Node& n) {
     return n.ref != kNone || n.dynamic_ref != kNone || !n.all_of.empty() || !n.any_of.empty() ||
@@ -1319,6 +1318,7 @@ class Compiler {
            !n.rare().dependent_schemas.empty();
   }
 
+  // The nodes a node applies in place (to the same value), dynamic targets included.
   void InPlace(const Node& n, std::vector<uint32_t>* out) const {
     out->clear();
     for (uint32_t c : n.all_of) out->push_back(c);
