@@ -646,6 +646,8 @@ bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
   // names or not at all, and no propertyNames to judge.
   Eval& ev = evals_[f.evals_begin];
   const Node& n = nodes_[f.node];
+  if ((n.key_work & (Node::kKeyMembers | Node::kKeyUneval)) == 0)
+    return DirectKeyNames(f, key, offset);
   if ((n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
       (n.key_work & Node::kKeyMembers) && n.MightBeMember(key) && (ev.valid || ev.committed)) {
     // (DirectKey compared a name of up to 32 bytes with the expected member: the table.)
@@ -660,6 +662,41 @@ bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
       item_offset_ = offset;
       return true;
     }
+  }
+  return DirectKeyRest(f, key, offset);
+}
+
+bool Validator::DirectKeyNames(Frame& f, std::string_view key, uint64_t offset) {
+  // A map of names with no properties (package's dependencies, workflow's env): a name
+  // propertyNames' plain subschema passes, with the subschema of its one pattern, else of
+  // additionalProperties (not false), for its value. A name the plain check fails, or
+  // that additionalProperties: false refuses, goes the whole way (for the messages).
+  const Eval& ev = evals_[f.evals_begin];
+  const Node& n = nodes_[f.node];
+  const uint8_t work = n.key_work;
+  if (ev.valid || ev.committed) {
+    if (work & Node::kKeyNames) {
+      const Node& names = nodes_[n.property_names];
+      if (!names.scalar_plain || !(names.plain_types & kTypeString) ||
+          !PassesPlainText(names, key, set_, format_assertion_))
+        return DirectKeyRest(f, key, offset);
+    }
+    uint32_t child = kNone;
+    bool claimed = false;
+    if (work & Node::kKeyPatterns) {
+      const PatternProperty& pp = n.rare_->pattern_properties[0];  // (one_pattern)
+      if (set_.Search(pp.regex, key)) {
+        child = pp.node;
+        claimed = true;
+      }
+    }
+    if (!claimed && (work & Node::kKeyAdditional)) {
+      child = n.additional_properties;
+      if (nodes_[child].kind == Node::kFalse) return DirectKeyRest(f, key, offset);
+    }
+    f.child = child;
+    item_offset_ = offset;
+    return true;
   }
   return DirectKeyRest(f, key, offset);
 }

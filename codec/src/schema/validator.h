@@ -285,6 +285,8 @@ class Validator {
   [[gnu::noinline]] bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
   // DirectKey's other names: found in the member table, or DirectKeyRest's.
   [[gnu::noinline]] bool DirectKeyFind(Frame& f, std::string_view key, uint64_t offset);
+  // DirectKeyFind's names in a map with no properties.
+  [[gnu::noinline]] bool DirectKeyNames(Frame& f, std::string_view key, uint64_t offset);
   // DirectKey's every case: a name that is no member, one watched past the 64th, one with
   // no subschema, patternProperties, propertyNames, a settled evaluation.
   [[gnu::noinline]] bool DirectKeyRest(Frame& f, std::string_view key, uint64_t offset);

@@ -395,6 +395,10 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       R"({"patternProperties":{"^[a-z]+$":{"type":"integer","maximum":5}},"additionalProperties":false,"required":["ab"]})",
       R"({"properties":{"A1":{"type":"string"}},"patternProperties":{"^[a-z]":{"items":{"type":"null"}}},"propertyNames":{"maxLength":1},"additionalProperties":{"type":"object"}})",
       R"({"properties":{"ab":{"type":"string"}},"patternProperties":{"^a":{"type":"integer"}}})",
+      // Maps of names with no properties (Validator::DirectKeyNames): propertyNames' plain
+      // check, then the one pattern's subschema or additionalProperties'.
+      R"({"propertyNames":{"pattern":"^[a-z]+$","maxLength":3},"additionalProperties":{"type":"integer"}})",
+      R"({"patternProperties":{"^[a-z]$":{"type":"integer"}},"propertyNames":{"minLength":1,"maxLength":2},"additionalProperties":{"type":"string"}})",
   };
   // X: where the instance goes.
   const std::vector<std::pair<std::string, std::string>> contexts = {
@@ -437,6 +441,7 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
       R"([{"x":1,"y":2},{"y":2,"x":1},{"x":1}])",
       R"([[1,"a"],[1,"a"],[2]])",
       R"({"u":[[],{},[],1],"b":[[1,2],[3,3],{"a":[4]}]})",
+      R"({"Ab":1,"abcd":2,"x":"y","xy":"z","é":3})",
   };
   auto strip = [](std::string s) {
     const size_t at = s.find("/allOf/0");
@@ -450,7 +455,7 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   };
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, wrap, strip, &compared, &refused);
-  EXPECT_EQ(compared, 19 * 6 * 31);
+  EXPECT_EQ(compared, 21 * 6 * 32);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 4);
   // A CBOR bignum (2^64) read back as a number inside a direct frame's array: [1,
