@@ -35,6 +35,14 @@ class PodStack {
   void reserve(size_t n) {
     if (n > cap_) Grow(n);
   }
+  // n more elements, their bytes the caller's to write: where they start.
+  [[gnu::always_inline]] T* extend(size_t n) {
+    if (size_ + n > cap_) [[unlikely]]
+      Grow(size_ + n);
+    T* p = data_ + size_;
+    size_ += n;
+    return p;
+  }
   T& back() { return data_[size_ - 1]; }
   T& operator[](size_t i) { return data_[i]; }
   const T& operator[](size_t i) const { return data_[i]; }

@@ -437,23 +437,49 @@ struct alignas(64) Node {
 static_assert(sizeof(Node) == 512,
               "a Node's fields outgrew 512 bytes: a rare one belongs in NodeRare");
 
+// How an evaluation's verdict reaches the evaluation that applied its frame's container.
+enum SlotKind : uint8_t { kMust, kContains, kUneval };
+
+// The validator's record of one evaluation (Validator::Eval): one subschema applied to one
+// value. Its first 32 bytes are what a plan holds (ObjectPlan): the rest starts the same
+// for every evaluation.
+struct EvalHead {
+  uint32_t node;
+  uint32_t parent;       // the in-place parent in evals_, kNone for a frame's root
+  uint32_t subtree_end;  // one past its in-place subtree in evals_
+  uint32_t role_index;
+  Role role;
+  SlotKind owner_kind;
+  bool valid;
+  bool committed;  // a failure here is a violation of the whole payload
+  bool tracks;     // records which children it evaluated (an unevaluated* keyword needs it)
+  // Finalize has work here when the container ends: in-place children to settle, a
+  // keyword checked at the end, or evaluated children to record. A leaf with none is
+  // passed over.
+  bool ends;
+  uint32_t owner;  // a root's: the Eval of the parent container, kNone at the top
+  uint32_t scope;
+};
+static_assert(sizeof(EvalHead) == 32);
+// 64 bytes (56 of fields), so that an index is a shift, not a multiply by 56.
+struct alignas(64) EvalRecord : EvalHead {
+  uint32_t extra;  // extras_ index, kNone when it tracks nothing
+  uint64_t contains;
+  uint64_t seen;  // watched names present (first 64)
+};
+static_assert(sizeof(EvalRecord) == 64);
+
 // The evaluations one subschema expands to on an object (itself and what it applies in
 // place, in the order Validator::CreateEval makes them), known at load when no dynamic
 // scope can change them: a map whose only subschema has one gets them copied in one pass
-// instead of made one by one.
+// instead of made one by one (Validator::MakePlanned).
 struct ObjectPlan {
-  struct Entry {
-    uint32_t node;
-    uint32_t parent;       // an entry, kNone for the root
-    uint32_t subtree_end;  // one past its in-place subtree
-    uint32_t role_index;
-    Role role;
-    bool committed;
-    bool valid;  // false: a false schema, or a branch whose type cannot take an object
-    bool tracks;
-    bool ends;
-  };
-  std::vector<Entry> entries;  // at most kMaxEntries
+  // The first 32 bytes of the validator's records, with `parent` and `subtree_end` counted
+  // from the first (parent kNone for the root), `owner` kNone and `owner_kind` kMust: a
+  // copy takes the frame's first index added to both and the root's owner. (A valid false
+  // is a false schema, or a branch whose type cannot take an object.)
+  std::vector<EvalHead> evals;   // at most kMaxEntries
+  bool committed_false = false;  // an evaluation is committed and its schema false
   // When every entry past the first has no name work but its member table
   // (Node::key_work 0 or kKeyMembers): the LengthBit and the NameBit of every name in
   // their tables, so a name with another length or another NameBit is looked at by the

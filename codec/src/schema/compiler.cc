@@ -198,11 +198,11 @@ class Compiler {
         for (int committed = 0; committed < 2; ++committed) {
           ObjectPlan plan;
           // (One evaluation alone gains nothing from a plan.)
-          if (!Plan(i, kNone, kAll, 0, committed != 0, &plan) || plan.entries.size() < 2) continue;
+          if (!Plan(i, kNone, kAll, 0, committed != 0, &plan) || plan.evals.size() < 2) continue;
           uint64_t lengths = 0, bits = 0;
           bool members_only = true;
-          for (size_t k = 1; k < plan.entries.size(); ++k) {
-            const uint32_t c = plan.entries[k].node;
+          for (size_t k = 1; k < plan.evals.size(); ++k) {
+            const uint32_t c = plan.evals[k].node;
             const Node& entry = out_->nodes[c];
             members_only &= (entry.key_work & ~Node::kKeyMembers) == 0;
             if (!(entry.key_work & Node::kKeyMembers)) continue;
@@ -219,8 +219,8 @@ class Compiler {
             auto told = [&](std::string_view name) {
               tells |= (lengths & LengthBit(name.size())) != 0 && !(bits & NameBit(name));
             };
-            for (const Property& p : sources_[plan.entries[0].node].properties) told(p.name);
-            for (const std::string& w : out_->nodes[plan.entries[0].node].watched) told(w);
+            for (const Property& p : sources_[plan.evals[0].node].properties) told(p.name);
+            for (const std::string& w : out_->nodes[plan.evals[0].node].watched) told(w);
             if (tells) plan.rest_bits = bits;
           }
           out_->nodes[i].object_plan[committed] = static_cast<uint32_t>(out_->plans.size());
@@ -243,7 +243,7 @@ class Compiler {
     }
     for (const std::string& name : out_->long_names) out_->bytes += 32 + name.size();
     for (const ObjectPlan& p : out_->plans)
-      out_->bytes += sizeof(ObjectPlan) + p.entries.size() * sizeof(ObjectPlan::Entry);
+      out_->bytes += sizeof(ObjectPlan) + p.evals.size() * sizeof(EvalHead);
     for (const auto& re : out_->regexes)
       if (re) out_->bytes += 64 + 16 * re->ProgramSize();
     for (const auto& dfa : out_->dfas)
@@ -1016,16 +1016,17 @@ class Compiler {
   // without dynamic scope).
   bool Plan(uint32_t node, uint32_t parent, Role role, uint32_t role_index, bool committed,
             ObjectPlan* p) const {
-    if (p->entries.size() >= ObjectPlan::kMaxEntries) return false;
-    const uint32_t e = static_cast<uint32_t>(p->entries.size());
+    if (p->evals.size() >= ObjectPlan::kMaxEntries) return false;
+    const uint32_t e = static_cast<uint32_t>(p->evals.size());
     const Node& n = out_->nodes[node];
-    const bool tracks = n.tracks_evaluated || (parent != kNone && p->entries[parent].tracks);
-    p->entries.push_back(
-        ObjectPlan::Entry{node, parent, e + 1, role_index, role, committed, true, tracks, false});
+    const bool tracks = n.tracks_evaluated || (parent != kNone && p->evals[parent].tracks);
+    p->evals.push_back(EvalHead{node, parent, e + 1, role_index, role, kMust, true, committed,
+                                tracks, false, kNone, 0});
     if (n.kind == Node::kFalse) {
-      p->entries[e].valid = false;
+      p->evals[e].valid = false;
+      p->committed_false |= committed;
     } else if (!committed && (n.has & Node::kType) && !(n.types & kTypeObject)) {
-      p->entries[e].valid = false;
+      p->evals[e].valid = false;
     } else if (n.kind == Node::kSchema && n.has_in_place) {
       auto viable = [&](uint32_t c) {
         const Node& b = out_->nodes[c];
@@ -1056,8 +1057,8 @@ class Compiler {
         if (!Plan(deps[i].node, e, kDep, i, false, p)) return false;
     }
     if (n.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) p->capture = true;
-    ObjectPlan::Entry& entry = p->entries[e];
-    entry.subtree_end = static_cast<uint32_t>(p->entries.size());
+    EvalHead& entry = p->evals[e];
+    entry.subtree_end = static_cast<uint32_t>(p->evals.size());
     entry.ends = entry.tracks || entry.subtree_end != e + 1 ||
                  (n.kind == Node::kSchema && n.end_object_work);
     return true;

@@ -1001,8 +1001,11 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   const bool valid =
       committed || !(n.has & Node::kType) || (n.types & (is_map ? kTypeObject : kTypeArray)) != 0;
   evals_.push_back(
-      Eval{node, kNone, e + 1, owner, 0, kNone, 0, 0, 0, kAll, kind, valid, committed, false,
-           n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work)});
+      Eval{{node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
+            n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), owner, 0},
+           kNone,
+           0,
+           0});
   Frame& f = frames_.next();
   f.count = 0;
   f.offset = offset;
@@ -1080,8 +1083,11 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
   const uint32_t e = static_cast<uint32_t>(evals_.size());
   const Node& n = nodes_[node];
   const bool tracks = n.tracks_evaluated || (parent != kNone && evals_[parent].tracks);
-  evals_.push_back(Eval{node, parent, e + 1, owner, scope, kNone, role_index, 0, 0, role,
-                        owner_kind, true, committed, tracks, false});
+  evals_.push_back(Eval{{node, parent, e + 1, role_index, role, owner_kind, true, committed, tracks,
+                         false, owner, scope},
+                        kNone,
+                        0,
+                        0});
   if (n.kind == Node::kFalse) {
     evals_[e].valid = false;
     if (committed)
@@ -1142,15 +1148,28 @@ void Validator::ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool co
 
 bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {
   // As CreateEval would make them (ObjectPlan): the root takes the slot's owner.
+  // Each record's first 32 bytes copied whole (a vector move, no call), its indexes moved
+  // by the frame's first, the rest as every evaluation starts; the root has no parent and
+  // takes the slot's owner.
   const uint32_t base = static_cast<uint32_t>(evals_.size());
-  for (size_t i = 0; i < plan.entries.size(); ++i) {
-    const ObjectPlan::Entry& en = plan.entries[i];
-    evals_.push_back(Eval{en.node, en.parent == kNone ? kNone : base + en.parent,
-                          base + en.subtree_end, i == 0 ? s.owner : kNone, 0, kNone, en.role_index,
-                          0, 0, en.role, i == 0 ? s.kind : kMust, en.valid, en.committed, en.tracks,
-                          en.ends});
-    if (en.committed && nodes_[en.node].kind == Node::kFalse) {
-      Violation(nodes_[en.node], "", item_offset_, frames_.size(),
+  const size_t n = plan.evals.size();
+  Eval* const out = evals_.extend(n);
+  const EvalHead* const in = plan.evals.data();
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(static_cast<void*>(out + i), in + i, sizeof(EvalHead));
+    out[i].parent += base;
+    out[i].subtree_end += base;
+    out[i].extra = kNone;
+    out[i].contains = 0;
+    out[i].seen = 0;
+  }
+  out[0].parent = kNone;
+  out[0].owner = s.owner;
+  out[0].owner_kind = s.kind;
+  if (plan.committed_false) [[unlikely]] {
+    for (size_t i = 0; i < n; ++i) {
+      if (!out[i].committed || nodes_[out[i].node].kind != Node::kFalse) continue;
+      Violation(nodes_[out[i].node], "", item_offset_, frames_.size(),
                 [] { return std::string("no value is allowed here (the schema is false)"); });
       if (stopped_) return false;
     }

@@ -126,29 +126,7 @@ class Validator {
   };
 
  private:
-  enum SlotKind : uint8_t { kMust, kContains, kUneval };
-
-  // 64 bytes (56 of fields), so that an index is a shift, not a multiply by 56.
-  struct alignas(64) Eval {
-    uint32_t node;
-    uint32_t parent;       // the in-place parent in evals_, kNone for a frame's root
-    uint32_t subtree_end;  // one past its in-place subtree in evals_
-    uint32_t owner;        // a root's: the Eval of the parent container, kNone at the top
-    uint32_t scope;
-    uint32_t extra;  // extras_ index, kNone when it tracks nothing
-    uint32_t role_index;
-    uint64_t contains;
-    uint64_t seen;  // watched names present (first 64)
-    Role role;
-    SlotKind owner_kind;
-    bool valid;
-    bool committed;  // a failure here is a violation of the whole payload
-    bool tracks;     // records which children it evaluated (an unevaluated* keyword needs it)
-    // Finalize has work here when the container ends: in-place children to settle, a
-    // keyword checked at the end, or evaluated children to record. A leaf with none is
-    // passed over.
-    bool ends;
-  };
+  using Eval = EvalRecord;
   struct Extra {
     std::vector<uint64_t> claims;  // children evaluated (bits)
     // Failed unevaluated* children: index, and a map's member name (a view of the reader's
