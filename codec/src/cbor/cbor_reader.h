@@ -314,6 +314,13 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
             }
             items = is_map ? arg * 2 : arg;
           }
+          if constexpr (TakesEmpty<S>) {
+            if (items == 0 && key_tags == 0 && st_.HasRoom()) {
+              if constexpr (kItemStarts) sink_.ItemStart(start);
+              if (!sink_.Empty(is_map)) return SinkFailed(item);
+              break;
+            }
+          }
           // A tag-1001 map key into MessagePack is the timestamp it becomes (docs/formats.md).
           if (is_map && key_tags != 0 && key_tag == kTagExtendedTime && st_.JudgesTimestampMaps() &&
               st_.AtKey()) [[unlikely]] {

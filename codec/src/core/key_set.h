@@ -75,7 +75,9 @@ class KeySet {
     for (uint32_t i = 0; i < kScanPad; ++i) hashes_.Push(0);  // inline: cannot fail
   }
 
-  bool Open() { return scopes_.Push(Scope{static_cast<uint32_t>(entries_.size()), 0, 0}); }
+  [[gnu::always_inline]] bool Open() {
+    return scopes_.Push(Scope{static_cast<uint32_t>(entries_.size()), 0, 0});
+  }
   void Close() {
     const Scope& scope = scopes_.back();
     const uint32_t first = scope.first;

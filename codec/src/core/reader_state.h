@@ -46,8 +46,11 @@ class ReaderState {
   size_t depth() const { return frames_.size(); }
   Frame& top() { return frames_.back(); }
 
+  // Whether a container may open here (Open's depth check, for an empty container given
+  // to a TakesEmpty sink without opening it).
+  bool HasRoom() const { return frames_.size() < ctx_.limits.max_depth; }
   // Depth is checked on every container open (max_depth counts open containers).
-  bool Open(bool is_map, uint64_t remaining, uint64_t offset) {
+  [[gnu::always_inline]] bool Open(bool is_map, uint64_t remaining, uint64_t offset) {
     if (frames_.size() >= ctx_.limits.max_depth) [[unlikely]]
       return DepthExceeded(offset);
     if (is_map && check_keys_ && !keys_.Open()) return false;

@@ -446,6 +446,18 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
       case '{':
       case '[': {
         const bool is_map = *v == '{';
+        if constexpr (TakesEmpty<S>) {
+          // (An empty one past max_depth goes on to Open's refusal: below, a container
+          // this sink is given is never empty.)
+          if (i + 1 < n && b[idx[i + 1]] == *v + 2 && st_.HasRoom()) {  // ('[' + 2 is ']')
+            if constexpr (kItemStarts) sink_.ItemStart(at);
+            if constexpr (kWantsCounts) ++opened_;
+            if (!sink_.Empty(is_map)) [[unlikely]]
+              return FailAt(at);
+            i += 2;
+            break;
+          }
+        }
         if (!st_.Open(is_map, kUnknownLength, at)) [[unlikely]] {
           ctx_.located = false;
           return FailAt(at);
@@ -462,7 +474,7 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
           return FailAt(at);
         }
         ++i;
-        if (i < n && b[idx[i]] == (is_map ? '}' : ']')) {
+        if (!TakesEmpty<S> && i < n && b[idx[i]] == (is_map ? '}' : ']')) {
           const uint64_t close_at = idx[i++];
           st_.Close();
           if (!(is_map ? sink_.EndMap() : sink_.EndArray())) [[unlikely]]

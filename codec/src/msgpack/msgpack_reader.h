@@ -282,13 +282,19 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           return Fail(ErrorCode::kTooManyItems, start,
                       msgpack_detail::TooManyItems(n, limits.max_items));
         }
-        if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
-        if constexpr (kItemStarts) sink_.ItemStart(start);
-        if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
-          st_.Close();  // the error's path is the container's own
-          return SinkFailed(start);
+        if (!TakesEmpty<S> || n != 0 || !st_.HasRoom()) {
+          if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
+          if constexpr (kItemStarts) sink_.ItemStart(start);
+          if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
+            st_.Close();  // the error's path is the container's own
+            return SinkFailed(start);
+          }
+          continue;
         }
-        continue;
+        if constexpr (TakesEmpty<S>) {
+          if constexpr (kItemStarts) sink_.ItemStart(start);
+          if (!sink_.Empty(is_map)) return SinkFailed(start);
+        }
       }
     }
     if (st_.empty()) break;

@@ -1865,4 +1865,26 @@ bool Validator::Finish() {
   return ctx_.status.ok();
 }
 
+bool Validator::Empty(bool is_map) {
+  // OnBegin's common case, closed at once: the child of a direct frame or a lone member
+  // whose one subschema would open a direct frame that passes (a verdict of true, which
+  // the parent's evaluation takes as it is). So twitter's empty entity lists and citm's
+  // empty blockIds open no frame. Anything else (a violation to say, a tag's special item,
+  // a capture) goes the whole way.
+  if (!special_ && !stopped_ && !frames_.empty()) {
+    const Frame& p = frames_.back();
+    if ((p.mode == Frame::kDirect || p.mode == Frame::kLone) && !p.expect_key) {
+      const Eval& pe = evals_[p.evals_begin];
+      if (pe.valid || pe.committed) {
+        const uint32_t c = p.is_map ? p.child : ItemNode(nodes_[p.node], p.count);
+        if (c != kNone && PassesEmpty(nodes_[c], is_map)) {
+          have_offset_ = false;
+          return ChildDone();
+        }
+      }
+    }
+  }
+  return is_map ? BeginMap(0) && EndMap() : BeginArray(0) && EndArray();
+}
+
 }  // namespace rosetta::codec::schema

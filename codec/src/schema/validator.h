@@ -89,6 +89,9 @@ class Validator {
   bool BeginMap(uint64_t) { return special_ ? SpecialBegin(true) : OnBegin(true); }
   bool EndArray() { return special_ ? SpecialEnd(false) : OnEnd(); }
   bool EndMap() { return special_ ? SpecialEnd(true) : OnEnd(); }
+  // An empty array or map (sink.h, TakesEmpty): with no frame when its one subschema,
+  // applied as a direct frame would apply it, passes it as it is; else as its Begin and End.
+  [[gnu::noinline]] bool Empty(bool is_map);
   bool Tag(uint64_t tag);
 
   // The reader's duplicate check of the text key just given (ClaimsKeys): a name with a
@@ -301,6 +304,16 @@ class Validator {
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   bool OnBegin(bool is_map);
   [[gnu::noinline]] bool OnBeginRest(bool is_map);  // every case OnBegin does not take
+  // Whether an empty container passes n at once when n opens a direct frame for it: its
+  // type, and at its end nothing or only counts and required names (PassesEnd) that
+  // nothing passes.
+  static bool PassesEmpty(const Node& n, bool is_map) {
+    if (!Direct(n, is_map)) return false;
+    if ((n.has & Node::kType) && !(n.types & (is_map ? kTypeObject : kTypeArray))) return false;
+    if (n.kind != Node::kSchema || !(is_map ? n.end_object_work : n.end_array_work)) return true;
+    if (!n.quick_end) return false;
+    return is_map ? n.min_properties == 0 && n.required_mask == 0 : n.min_items == 0;
+  }
   bool OnEnd();
   [[gnu::noinline]] bool CloseDirect(Frame& f);          // OnEnd of a direct frame (kDirect)
   [[gnu::noinline]] bool CloseGeneral(Frame& f);         // of any other but kCaptured

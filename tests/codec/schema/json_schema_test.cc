@@ -1269,6 +1269,80 @@ TEST(JsonSchema, RecursionFollowsTheInstanceWithinMaxDepth) {
       ErrorCode::kDepthExceeded);
 }
 
+// An empty array or map is given to the validator as one event (sink.h, TakesEmpty) by
+// all three readers, and opens no frame when its subschema passes it as it is. What it
+// fails is still said at the container, it still counts as an item of its parent, a
+// repeated name after it is still refused, and max_depth still counts it.
+TEST(JsonSchema, EmptyContainersAreJudgedInOneEvent) {
+  auto set = One(R"({"properties":{"a":{"type":"array","minItems":1},
+                                   "o":{"type":"object","required":["x"]},
+                                   "s":{"type":"string"},
+                                   "l":{"items":{"type":"array"}},
+                                   "m":{"properties":{"k":{"type":"object"}}}}})");
+  ASSERT_TRUE(set);
+  struct Case {
+    Format format;
+    std::string violations, items, repeated;
+  };
+  const std::vector<Case> cases = {
+      {Format::kJson, R"({"a":[],"o":{},"s":[]})", R"({"l":[[],[],5]})",
+       R"({"m":{"k":{},"k":{}}})"},
+      // a3 61 61 80 61 6f a0 61 73 80 / a1 61 6c 83 80 80 05 / a1 61 6d a2 61 6b a0 61 6b a0
+      {Format::kCbor, std::string("\xa3\x61\x61\x80\x61\x6f\xa0\x61\x73\x80", 10),
+       std::string("\xa1\x61\x6c\x83\x80\x80\x05", 7),
+       std::string("\xa1\x61\x6d\xa2\x61\x6b\xa0\x61\x6b\xa0", 10)},
+      {Format::kMsgpack, std::string("\x83\xa1\x61\x90\xa1\x6f\x80\xa1\x73\x90", 10),
+       std::string("\x81\xa1\x6c\x93\x90\x90\x05", 7),
+       std::string("\x81\xa1\x6d\x82\xa1\x6b\x80\xa1\x6b\x80", 10)},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(FormatName(c.format)));
+    const bool json = c.format == Format::kJson;
+    std::vector<Status> all;
+    EXPECT_EQ(Check(*set, c.format, c.violations, &all).code, ErrorCode::kSchemaViolation);
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].path, "/a");
+    EXPECT_EQ(all[0].offset, json ? 5u : 3u);
+    EXPECT_EQ(all[0].message, "/properties/a/minItems: 0 items, fewer than minItems 1");
+    EXPECT_EQ(all[1].path, "/o");
+    EXPECT_EQ(all[1].offset, json ? 12u : 6u);
+    EXPECT_EQ(all[1].message, "/properties/o/required: missing required property \"x\"");
+    EXPECT_EQ(all[2].path, "/s");
+    EXPECT_EQ(all[2].offset, json ? 19u : 9u);
+    EXPECT_EQ(all[2].message, "/properties/s/type: an array is not of type string");
+    const Status item = Check(*set, c.format, c.items);
+    EXPECT_EQ(item.code, ErrorCode::kSchemaViolation);
+    EXPECT_EQ(item.path, "/l/2");
+    EXPECT_EQ(item.offset, json ? 12u : 6u);
+    EXPECT_EQ(Check(*set, c.format, c.repeated).code, ErrorCode::kDuplicateKey);
+  }
+  // max_depth 3: three arrays deep pass, a fourth (empty) one is too deep, in each format.
+  auto nested =
+      One(R"({"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"})");
+  ASSERT_TRUE(nested);
+  Limits limits;
+  limits.max_depth = 3;
+  struct Nesting {
+    Format format;
+    std::string open, empty, close;
+  };
+  const std::vector<Nesting> nestings = {{Format::kJson, "[", "[]", "]"},
+                                         {Format::kCbor, "\x81", "\x80", ""},
+                                         {Format::kMsgpack, "\x91", "\x90", ""}};
+  for (const Nesting& n : nestings) {
+    SCOPED_TRACE(std::string(FormatName(n.format)));
+    auto deep = [&](int opens) {
+      std::string s;
+      for (int i = 0; i < opens; ++i) s += n.open;
+      s += n.empty;
+      for (int i = 0; i < opens; ++i) s += n.close;
+      return s;
+    };
+    EXPECT_TRUE(Check(*nested, n.format, deep(2), nullptr, limits).ok());
+    EXPECT_EQ(Check(*nested, n.format, deep(3), nullptr, limits).code, ErrorCode::kDepthExceeded);
+  }
+}
+
 TEST(JsonSchema, LoadErrorsNameTheLocation) {
   std::string error;
   EXPECT_FALSE(One(R"({"properties":{"a":{"pattern":"(?<=x)y"}}})", &error));

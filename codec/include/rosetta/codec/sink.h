@@ -35,6 +35,16 @@ concept Sink = requires(S s, bool b, uint8_t u8, uint64_t u, double d, std::stri
   { s.Tag(u) } -> std::same_as<bool>;
 };
 
+// A sink that takes an empty array or map as one event, Empty(is_map), in place of
+// BeginArray(0) and EndArray() (BeginMap, EndMap): the schema validator, which then opens
+// no frame for it when its subschema passes it as it is. The readers give it only an
+// untagged container that says it is empty (JSON `[]` and `{}`, a CBOR or MessagePack
+// head of count 0), at a depth where opening it would be allowed.
+template <class S>
+concept TakesEmpty = requires(S& s, bool b) {
+  { s.Empty(b) } -> std::same_as<bool>;
+};
+
 // CBOR tags with a meaning in the mapping (docs/formats.md).
 inline constexpr uint64_t kTagEpochTime = 1;       // RFC 8949 3.4.2
 inline constexpr uint64_t kTagPositiveBignum = 2;  // RFC 8949 3.4.3
