@@ -870,18 +870,12 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
 bool Validator::OnBegin(bool is_map) {
   // The common case, with tail calls only (no frame of its own): the child of a direct
   // frame or a lone member (neither captured) whose one subschema opens a direct frame.
-  if (!stopped_ && !frames_.empty()) {
+  const uint32_t c = DirectChild();
+  if (c != kNone && Direct(nodes_[c], is_map)) {
     const Frame& p = frames_.back();
-    if ((p.mode == Frame::kDirect || p.mode == Frame::kLone) && !p.expect_key) {
-      const Eval& pe = evals_[p.evals_begin];
-      if (pe.valid || pe.committed) {
-        const uint32_t c = p.is_map ? p.child : ItemNode(nodes_[p.node], p.count);
-        if (c != kNone && Direct(nodes_[c], is_map)) {
-          have_offset_ = false;
-          return OpenDirect(c, p.evals_begin, kMust, pe.committed, is_map, item_offset_, false);
-        }
-      }
-    }
+    have_offset_ = false;
+    return OpenDirect(c, p.evals_begin, kMust, evals_[p.evals_begin].committed, is_map,
+                      item_offset_, false);
   }
   return OnBeginRest(is_map);
 }
@@ -1871,17 +1865,11 @@ bool Validator::Empty(bool is_map) {
   // the parent's evaluation takes as it is). So twitter's empty entity lists and citm's
   // empty blockIds open no frame. Anything else (a violation to say, a tag's special item,
   // a capture) goes the whole way.
-  if (!special_ && !stopped_ && !frames_.empty()) {
-    const Frame& p = frames_.back();
-    if ((p.mode == Frame::kDirect || p.mode == Frame::kLone) && !p.expect_key) {
-      const Eval& pe = evals_[p.evals_begin];
-      if (pe.valid || pe.committed) {
-        const uint32_t c = p.is_map ? p.child : ItemNode(nodes_[p.node], p.count);
-        if (c != kNone && PassesEmpty(nodes_[c], is_map)) {
-          have_offset_ = false;
-          return ChildDone();
-        }
-      }
+  if (!special_) {
+    const uint32_t c = DirectChild();
+    if (c != kNone && PassesEmpty(nodes_[c], is_map)) {
+      have_offset_ = false;
+      return ChildDone();
     }
   }
   return is_map ? BeginMap(0) && EndMap() : BeginArray(0) && EndArray();

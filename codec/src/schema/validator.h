@@ -302,6 +302,17 @@ class Validator {
                   uint64_t offset, bool capture);
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
+  // The subschema of the next child of a direct frame or a lone member (neither
+  // captured) whose evaluation is not settled (OnBegin's common case, Empty); kNone when
+  // there is none, or no such frame.
+  [[gnu::always_inline]] uint32_t DirectChild() const {
+    if (stopped_ || frames_.empty()) return kNone;
+    const Frame& p = frames_.back();
+    if ((p.mode != Frame::kDirect && p.mode != Frame::kLone) || p.expect_key) return kNone;
+    const Eval& pe = evals_[p.evals_begin];
+    if (!pe.valid && !pe.committed) return kNone;
+    return p.is_map ? p.child : ItemNode(nodes_[p.node], p.count);
+  }
   bool OnBegin(bool is_map);
   [[gnu::noinline]] bool OnBeginRest(bool is_map);  // every case OnBegin does not take
   // Whether an empty container passes n at once when n opens a direct frame for it: its
