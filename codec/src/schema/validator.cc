@@ -1141,10 +1141,9 @@ void Validator::ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool co
 }
 
 bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {
-  // As CreateEval would make them (ObjectPlan): the root takes the slot's owner.
-  // Each record's first 32 bytes copied whole (a vector move, no call), its indexes moved
-  // by the frame's first, the rest as every evaluation starts; the root has no parent and
-  // takes the slot's owner.
+  // As CreateEval would make them (ObjectPlan): each record's first 32 bytes copied whole
+  // (a vector move, no call), its indexes moved by the frame's first, the rest as every
+  // evaluation starts; the root has no parent and takes the slot's owner.
   const uint32_t base = static_cast<uint32_t>(evals_.size());
   const size_t n = plan.evals.size();
   Eval* const out = evals_.extend(n);

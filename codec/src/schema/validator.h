@@ -322,8 +322,7 @@ class Validator {
     if (!Direct(n, is_map)) return false;
     if ((n.has & Node::kType) && !(n.types & (is_map ? kTypeObject : kTypeArray))) return false;
     if (n.kind != Node::kSchema || !(is_map ? n.end_object_work : n.end_array_work)) return true;
-    if (!n.quick_end) return false;
-    return is_map ? n.min_properties == 0 && n.required_mask == 0 : n.min_items == 0;
+    return PassesEndWith(n, is_map, 0, 0);
   }
   bool OnEnd();
   [[gnu::noinline]] bool CloseDirect(Frame& f);          // OnEnd of a direct frame (kDirect)
@@ -332,12 +331,16 @@ class Validator {
   // Whether a direct frame's evaluation passes what Finalize would check at its end, when
   // its node has Node::quick_end (false: Finalize decides).
   static bool PassesEnd(const Node& n, const Frame& f, const Eval& ev) {
+    return PassesEndWith(n, f.is_map, f.count, ev.seen);
+  }
+  // The same for a container of `count` children and the watched names `seen`.
+  static bool PassesEndWith(const Node& n, bool is_map, uint64_t count, uint64_t seen) {
     if (!n.quick_end) return false;
-    if ((n.has & Node::kType) && !(n.types & (f.is_map ? kTypeObject : kTypeArray))) return false;
-    if (f.is_map)
-      return f.count >= n.min_properties && f.count <= n.max_properties &&
-             (ev.seen & n.required_mask) == n.required_mask;
-    return f.count >= n.min_items && f.count <= n.quick_max_items;
+    if ((n.has & Node::kType) && !(n.types & (is_map ? kTypeObject : kTypeArray))) return false;
+    if (is_map)
+      return count >= n.min_properties && count <= n.max_properties &&
+             (seen & n.required_mask) == n.required_mask;
+    return count >= n.min_items && count <= n.quick_max_items;
   }
   // Whether Finalize would find nothing wrong at the end of evaluation e's map, read from
   // its node's end_table (Node::end_table; false: Finalize decides, and says why): the
