@@ -191,8 +191,10 @@ class Compiler {
       WorkFlags(&out_->nodes[i]);
     }
     for (Node& n : out_->nodes) EndTable(&n);
-    if (!out_->uses_dynamic_scope)
+    if (!out_->uses_dynamic_scope) {
       for (Node& n : out_->nodes) DirectFlags(&n);
+      for (Node& n : out_->nodes) LeafArray(&n);
+    }
     if (!out_->uses_dynamic_scope) {
       for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
         for (int committed = 0; committed < 2; ++committed) {
@@ -1277,6 +1279,25 @@ class Compiler {
         n->rare().dependent_required_w.empty() && (n->required_w.empty() || n->required_mask);
     n->captures_items = n->direct_array && (n->has & Node::kUniqueItems);
     n->quick_max_items = n->captures_items ? std::min<uint64_t>(n->max_items, 1) : n->max_items;
+  }
+
+  // Node::leaf_array (after every node's scalar_plain and direct_array).
+  void LeafArray(Node* n) const {
+    const std::vector<Node>& nodes = out_->nodes;
+    // (A subschema that lets a container through would have it open a frame here: the
+    // evaluation is then made at once, for nothing.)
+    auto plain = [&](uint32_t c) {
+      const Node& i = nodes[c == kNone ? 0 : c];
+      return c != kNone && (i.kind == Node::kFalse ||
+                            (i.scalar_plain && i.kind == Node::kSchema && (i.has & Node::kType) &&
+                             !(i.types & (kTypeObject | kTypeArray))));
+    };
+    // (Its end then passes by its counts alone: Validator::OnEnd.)
+    n->leaf_array =
+        n->direct_array && !n->captures_items &&
+        (n->kind != Node::kSchema || !n->end_array_work || n->quick_end) &&
+        (n->kind != Node::kSchema || !(n->has & Node::kType) || (n->types & kTypeArray)) &&
+        plain(n->items) && std::all_of(n->prefix_items.begin(), n->prefix_items.end(), plain);
   }
 
   // Node::one_pattern.

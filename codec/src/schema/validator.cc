@@ -208,7 +208,7 @@ uint64_t Room(uint64_t n, uint64_t reserved) { return n <= reserved ? reserved :
 
 uint64_t Validator::NeededBytes() const {
   return Room(evals_.size(), 64) * sizeof(Eval) + Room(slots_.size(), 64) * sizeof(Slot) +
-         Room(frames_.size(), 16) * sizeof(Frame) + Room(canon_.size(), 0) +
+         Room(frames_.size(), kReservedFrames) * sizeof(Frame) + Room(canon_.size(), 0) +
          Room(marks_.size(), 0) * 8 + uint64_t{extras_used_} * sizeof(Extra) + extra_bytes_;
 }
 
@@ -232,7 +232,7 @@ Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t 
   scopes_.push_back(ScopeEntry{kNone, kNone});
   evals_.reserve(64);
   slots_.reserve(64);
-  frames_.reserve(16);
+  frames_.reserve(kReservedFrames);
   // The document's root value is due: one slot, owned by nobody.
   slots_.push_back(Slot{kNone, root_, kMust});
 }
@@ -497,7 +497,11 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (f.mode >= Frame::kLone) return ScalarChild(f, v, offset);  // kLone, kDirect
+    if (f.mode >= Frame::kLone) {  // kLone, kDirect, kLeaf
+      if (f.mode == Frame::kLeaf && !Unleaf(f)) [[unlikely]]
+        return false;
+      return ScalarChild(f, v, offset);
+    }
     if (f.mode == Frame::kPending) StartCapture(f);
     if (f.capture && !CaptureScalar(v)) return false;
     if (f.mode == Frame::kCaptured) return ScalarChild(f, v, offset);
@@ -874,6 +878,7 @@ bool Validator::OnBegin(bool is_map) {
   if (c != kNone && Direct(nodes_[c], is_map)) {
     const Frame& p = frames_.back();
     have_offset_ = false;
+    if (!is_map && nodes_[c].leaf_array) return OpenLeaf(c, item_offset_);
     return OpenDirect(c, p.evals_begin, kMust, evals_[p.evals_begin].committed, is_map,
                       item_offset_, false);
   }
@@ -893,6 +898,7 @@ bool Validator::OnBeginRest(bool is_map) {
                        "a container as a map key has no JSON Schema instance");
     if (p.mode >= Frame::kPending) {
       if (p.mode == Frame::kPending) StartCapture(p);
+      if (p.mode == Frame::kLeaf && !Unleaf(p)) return false;
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
       // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured, or
@@ -1030,6 +1036,49 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   }
   return Account();
 }
+
+bool Validator::OpenLeaf(uint32_t node, uint64_t offset) {
+  // OpenDirect's frame for an array, with its evaluation put off (Frame::kLeaf).
+  Frame& f = frames_.next();
+  f.count = 0;
+  f.offset = offset;
+  f.is_map = false;
+  f.expect_key = false;
+  f.evals_begin = static_cast<uint32_t>(evals_.size());
+  f.node = node;
+  f.slots_begin = static_cast<uint32_t>(slots_.size());
+  f.extras_begin = extras_used_;
+  f.capture = false;
+  f.mode = Frame::kLeaf;
+  f.child = kNone;
+  f.key = {};
+  frames_.push_next();
+  if (frames_.size() > ctx_.limits.max_depth + 1u) {
+    return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
+  }
+  // The frame is all that grew: its room (NeededBytes) is the reserved one up to
+  // kReservedFrames deep, already charged by the parent's opening.
+  return frames_.size() <= kReservedFrames || Account();
+}
+
+bool Validator::Unleaf(Frame& f) {
+  // The evaluation OpenDirect makes, as OnBegin's common case has it made: owned by the
+  // parent's first evaluation as kMust, committed as that one is, valid (a leaf_array
+  // node's type lets an array through). Nothing was made since the frame opened.
+  const uint32_t owner = frames_[frames_.size() - 2].evals_begin;
+  const bool committed = evals_[owner].committed;
+  const Node& n = nodes_[f.node];
+  const uint32_t e = static_cast<uint32_t>(evals_.size());
+  evals_.push_back(Eval{{f.node, kNone, e + 1, 0, kAll, kMust, true, committed, false,
+                         n.kind == Node::kSchema && n.end_array_work, owner, 0},
+                        kNone,
+                        0,
+                        0});
+  f.mode = Frame::kDirect;
+  return Account();
+}
+
+bool Validator::CloseLeaf(Frame& f) { return Unleaf(f) && CloseDirect(f); }
 
 bool Validator::Account() {
   const uint64_t bytes = NeededBytes();
@@ -1202,6 +1251,16 @@ bool Validator::OnEnd() {
   if (stopped_) return false;
   Frame& f = frames_.back();
   if (f.mode == Frame::kDirect) return CloseDirect(f);
+  if (f.mode == Frame::kLeaf) {
+    // PassesEnd's verdict on a leaf_array node (min_items 0 and quick_max_items no limit
+    // when it has no work at the end): nothing to deliver.
+    const Node& n = nodes_[f.node];
+    if (f.count >= n.min_items && f.count <= n.quick_max_items) {
+      frames_.pop();
+      return ChildDone();
+    }
+    return CloseLeaf(f);
+  }
   if (f.mode == Frame::kCaptured) return CloseDirectCaptured(f);
   if (f.mode == Frame::kPending) return CloseDirect(f);  // (no item came)
   return CloseGeneral(f);

@@ -177,6 +177,12 @@ class Validator {
     //   frame's rest_lengths or rest_bits), when that evaluation takes a name as a direct
     //   frame's does (Lone). The member is then read as a direct frame's: DirectKey keeps its
     //   subschema in `child`, with no slot. The next name sets the mode again (MapKey).
+    // - kLeaf: a direct array of a Node::leaf_array node opened by OnBegin's common case,
+    //   with its evaluation not yet made (evals_ ends at evals_begin): its items so far
+    //   passed PassDirect. Any other event in it (a scalar the inline checks do not pass, a
+    //   container, an end they do not pass) first makes the evaluation, as OpenDirect
+    //   would have, and the frame kDirect (Unleaf); an end that passes pops it with nothing
+    //   to deliver (a passing kMust verdict changes nothing).
     union {
       uint64_t stable_from = 0;  // arrays
       // Maps: the ObjectPlan::rest_lengths of a planned frame (a name of another length
@@ -189,7 +195,7 @@ class Validator {
       uint32_t child;  // kCaptured, kLone, kDirect: the current member's subschema, or kNone
     };
     // (In this order: OnScalar and OnBegin compare.)
-    enum Mode : uint8_t { kEach, kKept, kPending, kCaptured, kLone, kDirect } mode = kEach;
+    enum Mode : uint8_t { kEach, kKept, kPending, kCaptured, kLone, kDirect, kLeaf } mode = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -300,6 +306,11 @@ class Validator {
   // an array with uniqueItems.
   bool OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed, bool is_map,
                   uint64_t offset, bool capture);
+  // A Frame::kLeaf frame of `node` for the array at `offset`, and the evaluation it puts
+  // off, made (the frame kDirect). False when stopped.
+  bool OpenLeaf(uint32_t node, uint64_t offset);
+  [[gnu::noinline]] bool Unleaf(Frame& f);
+  static constexpr size_t kReservedFrames = 16;  // frames_'s room from the start
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   // The subschema of the next child of a direct frame or a lone member (neither
@@ -326,6 +337,7 @@ class Validator {
   }
   bool OnEnd();
   [[gnu::noinline]] bool CloseDirect(Frame& f);          // OnEnd of a direct frame (kDirect)
+  [[gnu::noinline]] bool CloseLeaf(Frame& f);            // of a kLeaf one its counts fail
   [[gnu::noinline]] bool CloseGeneral(Frame& f);         // of any other but kCaptured
   [[gnu::noinline]] bool CloseDirectCaptured(Frame& f);  // of a kCaptured one
   // Whether a direct frame's evaluation passes what Finalize would check at its end, when

@@ -473,6 +473,121 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   EXPECT_EQ(all[0].message, "/items/maximum: 18446744073709551616 is above the maximum 10");
 }
 
+// An array of a Node::leaf_array node (its items typed scalars, its end settled by its
+// counts) that a direct frame or a lone member holds opens with no evaluation
+// (Validator's Frame::kLeaf): its items are judged inline, and the evaluation is made
+// only for an item or an end those checks do not pass. Every instance must get what the
+// ordinary reading finds (as DirectFramesReportWhatTheOrdinaryWayFinds), for the leaf
+// in a direct map, in a direct array (twice), in a branch (anyOf, not), two arrays down,
+// and under unevaluatedProperties.
+TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
+  const std::vector<std::string> schemas = {
+      R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90,"maximum":90}],"items":{"type":"number"}})",
+      R"({"type":"array","minItems":2,"prefixItems":[{"type":"integer","minimum":0},{"type":"integer","minimum":0}],"items":false})",
+      R"({"items":{"type":"string","pattern":"^a","maxLength":2},"maxItems":3})",
+      R"({"type":["array","null"],"items":{"type":["integer","null"],"exclusiveMaximum":10}})",
+      R"({"items":{"type":"boolean"},"minItems":1})",
+      R"({"items":{"type":"number","multipleOf":2}})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {R"({"properties":{"a":A}})", R"({"a":X})"},
+      {R"({"items":A})", "[X,X]"},
+      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
+      {R"({"not":{"properties":{"a":A}}})", R"({"a":X})"},
+      {R"({"properties":{"a":{"items":{"items":A}}}})", R"({"a":[[X],[X,X]]})"},
+      {R"({"unevaluatedProperties":{"properties":{"a":A}}})", R"({"b":{"a":X}})"},
+  };
+  const std::vector<std::string> instances = {
+      "[]",
+      "[1]",
+      "[1,2]",
+      "[1,2,3]",
+      "[1,2,3,4]",
+      "[-200,100]",
+      "[0,-1]",
+      "[1.5,2]",
+      "[1,2e0,3.0]",
+      R"(["a",1])",
+      R"(["ab","abc","b"])",
+      R"([1,{"x":1}])",
+      "[[1],2]",
+      "[1,[]]",
+      "[1,{}]",
+      "[null,true,9,10]",
+      "[true]",
+      "[true,false,1]",
+      "[18446744073709551616,1]",
+      "null",
+      "5",
+      "{}",
+  };
+  auto strip = [](std::string s) {
+    const size_t at = s.find("/allOf/0");
+    if (at != std::string::npos) s.erase(at, 8);
+    return s;
+  };
+  auto wrap = [](const std::string& schema) {
+    std::string wrapped = "{\"allOf\":[";
+    wrapped.append(schema).append("],\"additionalProperties\":true}");
+    return wrapped;
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, wrap, strip, &compared, &refused);
+  EXPECT_EQ(compared, 6 * 6 * 22);
+  EXPECT_GT(refused, compared / 2);
+  EXPECT_GT(compared - refused, compared / 5);
+
+  // What only CBOR and MessagePack bring into a leaf array: a bignum read back as a number,
+  // a byte string read back as its base64url text, a tag on the array (dropped), and
+  // max_depth reached by the leaf array itself.
+  auto set = One(R"({"properties":{"a":{"items":{"type":"integer","maximum":10},"maxItems":2},
+                                   "s":{"items":{"type":"string","maxLength":2}}}})");
+  ASSERT_TRUE(set);
+  std::vector<Status> all;
+  // {"a":[1, 2(h'010000000000000000'), 3]}: a1 61 61 83 01 c2 49 01 00.. 03
+  Status s =
+      Check(*set, Format::kCbor,
+            std::string("\xa1\x61\x61\x83\x01\xc2\x49\x01\x00\x00\x00\x00\x00\x00\x00\x00\x03", 17),
+            &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].path, "/a");
+  EXPECT_EQ(all[0].offset, 3u);
+  EXPECT_EQ(all[0].message, "/properties/a/maxItems: 3 items, more than maxItems 2");
+  EXPECT_EQ(all[1].path, "/a/1");
+  EXPECT_EQ(all[1].offset, 5u);
+  EXPECT_EQ(all[1].message,
+            "/properties/a/items/maximum: 18446744073709551616 is above the maximum 10");
+  // {"s":["ab", h'ffff']}: the bytes are "__8", 3 characters.
+  all.clear();
+  s = Check(*set, Format::kCbor, std::string("\xa1\x61\x73\x82\x62\x61\x62\x42\xff\xff", 10), &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].path, "/s/1");
+  EXPECT_EQ(all[0].offset, 7u);
+  EXPECT_EQ(all[0].message,
+            "/properties/s/items/maxLength: \"__8\" has 3 characters, more than maxLength 2");
+  // {"a": 55799([1, 2])} passes; {"a": 55799([1, 11])} fails at the 11.
+  EXPECT_TRUE(
+      Check(*set, Format::kCbor, std::string("\xa1\x61\x61\xd9\xd9\xf7\x82\x01\x02", 9)).ok());
+  s = Check(*set, Format::kCbor, std::string("\xa1\x61\x61\xd9\xd9\xf7\x82\x01\x0b", 9));
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.path, "/a/1");
+  EXPECT_EQ(s.offset, 8u);
+  // MessagePack {"a":[1,11]}: 81 a1 61 92 01 0b
+  s = Check(*set, Format::kMsgpack, std::string("\x81\xa1\x61\x92\x01\x0b", 6));
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.path, "/a/1");
+  EXPECT_EQ(s.offset, 5u);
+  // max_depth 1: the map is as deep as it may be; its leaf array is one too deep.
+  Limits limits;
+  limits.max_depth = 1;
+  EXPECT_EQ(Check(*set, Format::kJson, R"({"a":[1]})", nullptr, limits).code,
+            ErrorCode::kDepthExceeded);
+  limits.max_depth = 2;
+  EXPECT_TRUE(Check(*set, Format::kJson, R"({"a":[1]})", nullptr, limits).ok());
+}
+
 // Direct frames that capture (an array with uniqueItems, any direct frame inside a
 // captured value) compare maps whatever the order of their members, and numbers by
 // value, at every depth (JSON Schema's instance equality).
