@@ -449,15 +449,38 @@ bool PlainExact(const Node& n, const Validator::Scalar& v, bool format_assertion
 
 // ---- the walk ---------------------------------------------------------------------
 
+bool Validator::Null() {
+  if (special_) return SpecialNull();
+  // As Uint: a direct frame's null that its plain subschema lets through.
+  if (PassDirect([](const Node& n) { return n.scalar_plain && (n.plain_types & kTypeNull); }))
+    return extra_bytes_ == extra_accounted_ || AccountExtras();
+  Scalar v;
+  v.type = kTypeNull;
+  return OnScalar(v);
+}
+
+bool Validator::Bool(bool b) {
+  if (special_) return SpecialBool(b);
+  if (PassDirect([](const Node& n) { return n.scalar_plain && (n.plain_types & kTypeBoolean); }))
+    return extra_bytes_ == extra_accounted_ || AccountExtras();
+  Scalar v;
+  v.type = kTypeBoolean;
+  v.b = b;
+  return OnScalar(v);
+}
+
 bool Validator::Uint(uint64_t u) {
   if (special_) return special_writer_->Uint(u) && SpecialDone();
   // A direct frame's (or a lone member's) integer whose subschema is none, or a plain one
   // that lets an integer through and whose bounds it is within (ids, counts, indices).
+  // Past 2^53 (twitter's ids), its double is within a relative 2^-53 of it, and the sure
+  // range (Node::sure_low, as TakeDecimal) settles it.
   if (PassDirect([u](const Node& n) {
         constexpr uint64_t kExact = uint64_t{1} << 53;  // (as PassesPlain: exact in double)
-        return n.scalar_plain && (n.plain_types & (kTypeNumber | kTypeInteger)) &&
-               (!(n.has & Node::kNumeric) ||
-                (u <= kExact && WithinBounds(n, static_cast<double>(u))));
+        if (!n.scalar_plain || !(n.plain_types & (kTypeNumber | kTypeInteger))) return false;
+        if (!(n.has & Node::kNumeric)) return true;
+        const double d = static_cast<double>(u);
+        return u <= kExact ? WithinBounds(n, d) : d >= n.sure_low && d <= n.sure_high;
       }))
     return extra_bytes_ == extra_accounted_ || AccountExtras();
   Scalar v;

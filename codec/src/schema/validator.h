@@ -38,21 +38,10 @@ class Validator {
       have_offset_ = true;
     }
   }
-  bool Null() {
-    if (special_) return SpecialNull();
-    Scalar v;
-    v.type = kTypeNull;
-    return OnScalar(v);
-  }
+  bool Null();
   bool Undefined() { return Null(); }
   bool Simple(uint8_t) { return Null(); }
-  bool Bool(bool b) {
-    if (special_) return SpecialBool(b);
-    Scalar v;
-    v.type = kTypeBoolean;
-    v.b = b;
-    return OnScalar(v);
-  }
+  bool Bool(bool b);
   bool Uint(uint64_t u);
   bool NegInt(uint64_t n);
   bool Double(double d);

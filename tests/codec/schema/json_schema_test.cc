@@ -588,6 +588,71 @@ TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
   EXPECT_TRUE(Check(*set, Format::kJson, R"({"a":[1]})", nullptr, limits).ok());
 }
 
+// A direct frame's integer past 2^53 is passed inline by its double when that is within
+// the node's sure range (Node::sure_low: the bounds moved inwards by a relative 2^-48),
+// and judged exactly otherwise: near each bound, every verdict and message is the
+// ordinary reading's. Booleans and nulls are passed inline too.
+TEST(JsonSchema, LargeIntegersAreJudgedAsTheOrdinaryWayJudgesThem) {
+  const std::vector<std::string> schemas = {
+      R"({"type":"integer","maximum":18446744073709551615})",
+      R"({"maximum":9007199254740993})",
+      R"({"minimum":18014398509481985})",
+      R"({"exclusiveMaximum":1e19})",
+      R"({"exclusiveMinimum":12345678901234567890})",
+      R"({"type":["integer","boolean"],"maximum":1e18,"minimum":-1})",
+      R"({"type":["null","number"],"minimum":0})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {R"({"properties":{"a":A}})", R"({"a":X})"},
+      {R"({"items":A})", "[X]"},
+  };
+  const std::vector<std::string> instances = {
+      "9007199254740991",
+      "9007199254740992",
+      "9007199254740993",
+      "9007199254740994",
+      "18014398509481984",
+      "18014398509481985",
+      "18014398509481986",
+      "999999999999999999",
+      "1000000000000000000",
+      "1000000000000000001",
+      "1000000000000000128",
+      "9999999999999999999",
+      "10000000000000000000",
+      "12345678901234567889",
+      "12345678901234567890",
+      "12345678901234567891",
+      "18446744073709551615",
+      "18446744073709551616",
+      "true",
+      "null",
+      "-1",
+  };
+  auto strip = [](std::string s) {
+    const size_t at = s.find("/allOf/0");
+    if (at != std::string::npos) s.erase(at, 8);
+    return s;
+  };
+  auto wrap = [](const std::string& schema) {
+    std::string wrapped = "{\"allOf\":[";
+    wrapped.append(schema).append("],\"additionalProperties\":true}");
+    return wrapped;
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, wrap, strip, &compared, &refused);
+  EXPECT_EQ(compared, 7 * 2 * 21);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 4);
+  // Each bound's near side: 2^54 + 1 is not below the minimum 2^54 + 1 (as a double,
+  // 2^54), 2^53 + 1 is not above the maximum 2^53 + 1 (both 2^53).
+  auto min = One(R"({"properties":{"a":{"minimum":18014398509481985}}})");
+  ASSERT_TRUE(min);
+  EXPECT_TRUE(Check(*min, Format::kJson, R"({"a":18014398509481985})").ok());
+  EXPECT_EQ(Check(*min, Format::kJson, R"({"a":18014398509481982})").message,
+            "/properties/a/minimum: 18014398509481982 is below the minimum 18014398509481984");
+}
+
 // Direct frames that capture (an array with uniqueItems, any direct frame inside a
 // captured value) compare maps whatever the order of their members, and numbers by
 // value, at every depth (JSON Schema's instance equality).
