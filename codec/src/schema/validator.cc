@@ -207,7 +207,8 @@ uint64_t Room(uint64_t n, uint64_t reserved) { return n <= reserved ? reserved :
 }  // namespace
 
 uint64_t Validator::NeededBytes() const {
-  return Room(evals_.size(), 64) * sizeof(Eval) + Room(slots_.size(), 64) * sizeof(Slot) +
+  return Room(evals_.size(), kReservedEvals) * sizeof(Eval) +
+         Room(slots_.size(), 64) * sizeof(Slot) +
          Room(frames_.size(), kReservedFrames) * sizeof(Frame) + Room(canon_.size(), 0) +
          Room(marks_.size(), 0) * 8 + uint64_t{extras_used_} * sizeof(Extra) + extra_bytes_;
 }
@@ -230,7 +231,7 @@ Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t 
     took_spare_ = true;
   }
   scopes_.push_back(ScopeEntry{kNone, kNone});
-  evals_.reserve(64);
+  evals_.reserve(kReservedEvals);
   slots_.reserve(64);
   frames_.reserve(kReservedFrames);
   // The document's root value is due: one slot, owned by nobody.
@@ -903,7 +904,7 @@ bool Validator::OnBegin(bool is_map) {
     have_offset_ = false;
     if (!is_map && nodes_[c].leaf_array) return OpenLeaf(c, item_offset_);
     return OpenDirect(c, p.evals_begin, kMust, evals_[p.evals_begin].committed, is_map,
-                      item_offset_, false);
+                      item_offset_, false, true);
   }
   return OnBeginRest(is_map);
 }
@@ -1016,7 +1017,7 @@ bool Validator::OnBeginRest(bool is_map) {
 }
 
 bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed,
-                           bool is_map, uint64_t offset, bool capture) {
+                           bool is_map, uint64_t offset, bool capture, bool common) {
   // As OnBegin and CreateEval make a frame and its one evaluation (no scope: direct frames
   // are never in a set with dynamic scopes).
   const Node& n = nodes_[node];
@@ -1057,6 +1058,12 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
   }
+  // OnBegin's common case: what the stacks held before it was charged (its parent, a
+  // direct frame or a lone member, makes no slots, and a sibling's are dropped when it
+  // ends), and a frame and an evaluation within the rooms reserved from the start leave
+  // NeededBytes as it was. (Checked over the test suites and the benchmark data sets in
+  // every format with a charge of NeededBytes here compared.)
+  if (common && frames_.size() <= kReservedFrames && evals_.size() <= kReservedEvals) return true;
   return Account();
 }
 

@@ -293,13 +293,15 @@ class Validator {
   // Opens a direct frame of `node` for the container at `offset`, its verdict for `owner`
   // as `kind`; captured when its parent is (`capture`: the container's mark made), or for
   // an array with uniqueItems.
+  // (`common`: from OnBegin's common case, which needs no charge within the reserved rooms.)
   bool OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed, bool is_map,
-                  uint64_t offset, bool capture);
+                  uint64_t offset, bool capture, bool common = false);
   // A Frame::kLeaf frame of `node` for the array at `offset`, and the evaluation it puts
   // off, made (the frame kDirect). False when stopped.
   bool OpenLeaf(uint32_t node, uint64_t offset);
   [[gnu::noinline]] bool Unleaf(Frame& f);
   static constexpr size_t kReservedFrames = 16;  // frames_'s room from the start
+  static constexpr size_t kReservedEvals = 64;   // evals_'s
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   // The subschema of the next child of a direct frame or a lone member (neither
