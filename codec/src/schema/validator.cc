@@ -1061,8 +1061,7 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
   // OnBegin's common case: what the stacks held before it was charged (its parent, a
   // direct frame or a lone member, makes no slots, and a sibling's are dropped when it
   // ends), and a frame and an evaluation within the rooms reserved from the start leave
-  // NeededBytes as it was. (Checked over the test suites and the benchmark data sets in
-  // every format with a charge of NeededBytes here compared.)
+  // NeededBytes as it was.
   if (common && frames_.size() <= kReservedFrames && evals_.size() <= kReservedEvals) return true;
   return Account();
 }
