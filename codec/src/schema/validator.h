@@ -512,12 +512,14 @@ class Validator {
   PodStack<Slot> slots_;
   // The open containers. A closed container's Frame stays for the next one, so a member
   // name's buffer is allocated once per depth, not once per container.
+  // The top is kept as a pointer (null when empty), read at every event: one load, where
+  // the pool's start and the depth were two and an index.
   class FrameStack {
    public:
-    bool empty() const { return depth_ == 0; }
+    bool empty() const { return top_ == nullptr; }
     size_t size() const { return depth_; }
-    Frame& back() { return pool_[depth_ - 1]; }
-    const Frame& back() const { return pool_[depth_ - 1]; }
+    Frame& back() { return *top_; }
+    const Frame& back() const { return *top_; }
     Frame& operator[](size_t i) { return pool_[i]; }
     const Frame& operator[](size_t i) const { return pool_[i]; }
     // The frame above the top, to fill in place, then push_next() (what is read while it
@@ -526,10 +528,16 @@ class Validator {
       if (depth_ == pool_.size()) Grow();
       return pool_[depth_];
     }
-    void push_next() { ++depth_; }
-    void pop() { --depth_; }
-    void reserve(size_t n) { pool_.reserve(n); }
-    void clear() { depth_ = 0; }
+    void push_next() { top_ = pool_.data() + depth_++; }
+    void pop() { top_ = --depth_ == 0 ? nullptr : top_ - 1; }
+    void reserve(size_t n) {
+      pool_.reserve(n);
+      Retop();
+    }
+    void clear() {
+      depth_ = 0;
+      top_ = nullptr;
+    }
     size_t capacity() const { return pool_.capacity(); }
 
    private:
@@ -547,9 +555,12 @@ class Validator {
       pool_.emplace_back();
       for (size_t i = 0; i < depth_; ++i)
         if (own[i]) pool_[i].key = pool_[i].key_store;
+      Retop();
     }
+    void Retop() { top_ = depth_ == 0 ? nullptr : pool_.data() + depth_ - 1; }
     std::vector<Frame> pool_;
     size_t depth_ = 0;
+    Frame* top_ = nullptr;
   };
   FrameStack frames_;
   std::vector<Extra> extras_;
