@@ -246,12 +246,11 @@ struct alignas(64) Node {
   bool direct_map = false;
   bool direct_array = false;
   bool captures_items = false;  // direct_array with uniqueItems
-  // A direct_array whose type lets an array through, that captures nothing and whose every
+  // A direct_array whose type lets an array through, that captures nothing, whose every
   // item subschema (prefixItems, items) is false or a scalar_plain one whose type takes no
   // container, and whose end a quick_end check settles when its counts pass: its frame
-  // opens with no
-  // evaluation (Validator's Frame::kLeaf) and needs one only when an item or its end
-  // fails the inline checks (GeoJSON positions, twitter's indices).
+  // opens with no evaluation (Validator's Frame::kLeaf) and needs one only when an item or
+  // its end fails the inline checks (GeoJSON positions, twitter's indices).
   bool leaf_array = false;
   // One patternProperties entry, which matches the name of no property: a member's
   // subschema is its property's, else the pattern's when it matches, else

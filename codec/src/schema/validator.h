@@ -296,9 +296,11 @@ class Validator {
   // (`common`: from OnBegin's common case, which needs no charge within the reserved rooms.)
   bool OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed, bool is_map,
                   uint64_t offset, bool capture, bool common = false);
-  // A Frame::kLeaf frame of `node` for the array at `offset`, and the evaluation it puts
-  // off, made (the frame kDirect). False when stopped.
+  // A Frame::kLeaf frame of `node` for the array at `offset` (OnBegin's common case).
+  // False when stopped.
   bool OpenLeaf(uint32_t node, uint64_t offset);
+  // A kLeaf frame's evaluation, made as OpenDirect would have made it, and the frame
+  // kDirect. False when stopped.
   [[gnu::noinline]] bool Unleaf(Frame& f);
   static constexpr size_t kReservedFrames = 16;  // frames_'s room from the start
   static constexpr size_t kReservedEvals = 64;   // evals_'s
@@ -516,6 +518,11 @@ class Validator {
   // the pool's start and the depth were two and an index.
   class FrameStack {
    public:
+    // Moved (a Validator swaps its stacks with the thread's spare ones), never copied: a
+    // copy's top would be the other's.
+    FrameStack() = default;
+    FrameStack(FrameStack&&) = default;
+    FrameStack& operator=(FrameStack&&) = default;
     bool empty() const { return top_ == nullptr; }
     size_t size() const { return depth_; }
     Frame& back() { return *top_; }
