@@ -1287,10 +1287,11 @@ class Compiler {
     // (A subschema that lets a container through would have it open a frame here: the
     // evaluation is then made at once, for nothing.)
     auto plain = [&](uint32_t c) {
-      const Node& i = nodes[c == kNone ? 0 : c];
-      return c != kNone && (i.kind == Node::kFalse ||
-                            (i.scalar_plain && i.kind == Node::kSchema && (i.has & Node::kType) &&
-                             !(i.types & (kTypeObject | kTypeArray))));
+      if (c == kNone) return false;
+      const Node& i = nodes[c];
+      return i.kind == Node::kFalse ||
+             (i.scalar_plain && i.kind == Node::kSchema && (i.has & Node::kType) &&
+              !(i.types & (kTypeObject | kTypeArray)));
     };
     // (Its end then passes by its counts alone: Validator::OnEnd.)
     n->leaf_array =

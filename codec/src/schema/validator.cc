@@ -1018,18 +1018,12 @@ bool Validator::OnBeginRest(bool is_map) {
 
 bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed,
                            bool is_map, uint64_t offset, bool capture, bool common) {
-  // As OnBegin and CreateEval make a frame and its one evaluation (no scope: direct frames
-  // are never in a set with dynamic scopes).
+  // As OnBegin and CreateEval make a frame and its one evaluation.
   const Node& n = nodes_[node];
   const uint32_t e = static_cast<uint32_t>(evals_.size());
   const bool valid =
       committed || !(n.has & Node::kType) || (n.types & (is_map ? kTypeObject : kTypeArray)) != 0;
-  evals_.push_back(
-      Eval{{node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
-            n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), owner, 0},
-           kNone,
-           0,
-           0});
+  PushDirectEval(node, owner, kind, valid, committed, is_map);
   Frame& f = frames_.next();
   f.count = 0;
   f.offset = offset;
@@ -1095,19 +1089,24 @@ bool Validator::Unleaf(Frame& f) {
   // parent's first evaluation as kMust, committed as that one is, valid (a leaf_array
   // node's type lets an array through). Nothing was made since the frame opened.
   const uint32_t owner = frames_[frames_.size() - 2].evals_begin;
-  const bool committed = evals_[owner].committed;
-  const Node& n = nodes_[f.node];
-  const uint32_t e = static_cast<uint32_t>(evals_.size());
-  evals_.push_back(Eval{{f.node, kNone, e + 1, 0, kAll, kMust, true, committed, false,
-                         n.kind == Node::kSchema && n.end_array_work, owner, 0},
-                        kNone,
-                        0,
-                        0});
+  PushDirectEval(f.node, owner, kMust, true, evals_[owner].committed, false);
   f.mode = Frame::kDirect;
   return Account();
 }
 
 bool Validator::CloseLeaf(Frame& f) { return Unleaf(f) && CloseDirect(f); }
+
+void Validator::PushDirectEval(uint32_t node, uint32_t owner, SlotKind kind, bool valid,
+                               bool committed, bool is_map) {
+  const Node& n = nodes_[node];
+  const uint32_t e = static_cast<uint32_t>(evals_.size());
+  evals_.push_back(
+      Eval{{node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
+            n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), owner, 0},
+           kNone,
+           0,
+           0});
+}
 
 bool Validator::Account() {
   const uint64_t bytes = NeededBytes();

@@ -302,6 +302,10 @@ class Validator {
   // A kLeaf frame's evaluation, made as OpenDirect would have made it, and the frame
   // kDirect. False when stopped.
   [[gnu::noinline]] bool Unleaf(Frame& f);
+  // A direct frame's one evaluation, of `node` on the opening container, pushed (no
+  // scope: direct frames are never in a set with dynamic scopes).
+  [[gnu::always_inline]] inline void PushDirectEval(uint32_t node, uint32_t owner, SlotKind kind,
+                                                    bool valid, bool committed, bool is_map);
   static constexpr size_t kReservedFrames = 16;  // frames_'s room from the start
   static constexpr size_t kReservedEvals = 64;   // evals_'s
   // A map's evaluations made from its single subschema's plan. False when stopped.
