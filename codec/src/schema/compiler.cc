@@ -261,6 +261,15 @@ class Compiler {
   void set_default_draft(Draft d) { default_draft_ = d; }
   const Doc& doc(uint32_t d) const { return *docs_[d]; }
   size_t doc_count() const { return docs_.size(); }
+  // Room for a node at every subschema the documents' indexing found (a node is made once
+  // per value compiled, and most compiled values are such subschemas): the node table
+  // then grows in no copy, and a loaded set holds it as it was made. (Grown by doubling,
+  // twitter's 169 nodes of 512 bytes took 53 more fresh heap pages to load, each first
+  // touch a page fault: about 11 us on the benchmark machine.)
+  void ReserveNodes() {
+    out_->nodes.reserve(positions_.size());
+    sources_.reserve(positions_.size());
+  }
 
   // The $id of a document's root, resolved.
   std::string RootId(uint32_t d) const {
@@ -1627,6 +1636,7 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> d
     if (!compiler.AddDocument(std::move(doc), error)) return nullptr;
     named.push_back(static_cast<uint32_t>(compiler.doc_count() - 1));
   }
+  compiler.ReserveNodes();
   for (uint32_t d : named) {
     uint32_t root;
     if (!compiler.CompileRoot(d, &root, error)) return nullptr;
