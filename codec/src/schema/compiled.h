@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -463,6 +464,9 @@ struct EvalHead {
   // keyword checked at the end, or evaluated children to record. A leaf with none is
   // passed over.
   bool ends;
+  // Its node's end table does not hold here (Validator::PassesTable): a UnionChoice's plan
+  // made none of the node's branches, where the table counts those it makes.
+  bool no_table;
   uint32_t owner;  // a root's: the Eval of the parent container, kNone at the top
   uint32_t scope;
 };
@@ -496,6 +500,85 @@ struct ObjectPlan {
   uint64_t rest_bits = ~uint64_t{0};
   static constexpr size_t kMaxEntries = 64;
   bool capture = false;  // an entry has const, enum or uniqueItems: the map is captured
+  // The node's UnionChoice (Compiled::choices), kNone when it has none: its maps open
+  // with no evaluation (Validator's Frame::kChoose). (Here, read where a map's plan is.)
+  uint32_t choice = kNone;
+};
+
+// What a map's first member tells of a union's branches: for a node whose only work is
+// one oneOf or anyOf (through branches that are such unions too, down to the other
+// branches, its leaves; at most 64), the leaves that can still pass.
+// - A closed leaf ("additionalProperties": false, no patternProperties) fails on a name
+//   outside its properties.
+// - A leaf that requires `value_name` and gives it a const or enum of strings alone
+//   fails when that member's value is another string.
+// A map due to such a node alone opens with no evaluation (Validator's Frame::kChoose)
+// and makes them at its first name (or that name's value, for value_name): the plan of
+// the leaves still live, whose union branches with no live leaf are not made. A branch not
+// made counts as failed, which these branches are, so the verdicts and the violations are
+// the ordinary way's, with fewer evaluations (GeoJSON's Feature | FeatureCollection |
+// Geometry, and Geometry's seven types, by "type"; citm's event | performance by name).
+// A few strings, each with the leaves it leaves live and their plans (UnionChoice), found
+// by a hash of the length and the first and last bytes in an open-addressing table of at
+// least twice their number: one compare, mostly.
+struct ChoiceTable {
+  struct Entry {
+    std::string text;
+    uint64_t live = 0;
+    std::array<uint32_t, 2> plans = {kNone, kNone};  // (UnionChoice::plans)
+  };
+  std::vector<Entry> entries;
+  std::vector<uint16_t> slots;  // entry index + 1; 0: empty
+  static size_t Hash(std::string_view s) {
+    return s.empty() ? 0
+                     : (s.size() << 4) + static_cast<unsigned char>(s[0]) * 3u +
+                           static_cast<unsigned char>(s.back());
+  }
+  void Build() {
+    size_t size = 4;
+    while (size < entries.size() * 2) size *= 2;
+    slots.assign(size, 0);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      size_t at = Hash(entries[i].text) & (size - 1);
+      while (slots[at] != 0) at = (at + 1) & (size - 1);
+      slots[at] = static_cast<uint16_t>(i + 1);
+    }
+  }
+  const Entry* Find(std::string_view s) const {
+    const size_t mask = slots.size() - 1;
+    for (size_t at = Hash(s) & mask;; at = (at + 1) & mask) {
+      const uint16_t i = slots[at];
+      if (i == 0) return nullptr;
+      if (SameBytes(entries[i - 1].text, s)) return &entries[i - 1];
+    }
+  }
+};
+
+struct UnionChoice {
+  uint64_t all = 0;     // every leaf
+  uint64_t closed = 0;  // the closed leaves
+  // Each name a closed leaf has as a property: the leaves it leaves live (the open ones
+  // and the closed ones that have it); any other name: `other`.
+  ChoiceTable names;
+  ChoiceTable::Entry other;
+  std::string value_name;  // empty when no leaf is told by a value
+  uint64_t valued = 0;     // the leaves told by value_name's value
+  // Each string one of them takes: the leaves value_name and that value leave live; any
+  // other string: `other_value`; no string: `no_string` (value_name's leaves).
+  ChoiceTable values;
+  ChoiceTable::Entry other_value, no_string;
+  // (Each entry's plans: the ObjectPlan (Compiled::plans) of its live leaves when its
+  // map's parent evaluation is not committed / is committed; kNone for `all`, which is
+  // the node's own object_plan.)
+
+  const ChoiceTable::Entry& ForName(std::string_view name) const {
+    const ChoiceTable::Entry* e = names.Find(name);
+    return e != nullptr ? *e : other;
+  }
+  const ChoiceTable::Entry& ForValue(std::string_view value) const {
+    const ChoiceTable::Entry* e = values.Find(value);
+    return e != nullptr ? *e : other_value;
+  }
 };
 
 struct Resource {
@@ -547,6 +630,7 @@ struct Compiled {
   }
   std::vector<Resource> resources;
   std::vector<ObjectPlan> plans;
+  std::vector<UnionChoice> choices;
   std::vector<std::string> anchor_names;
   std::vector<std::string> documents;  // file (or URI) of each document, for locations
   std::string locations;               // every node's location, one after another

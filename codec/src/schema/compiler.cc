@@ -4,9 +4,11 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -201,34 +203,10 @@ class Compiler {
           ObjectPlan plan;
           // (One evaluation alone gains nothing from a plan.)
           if (!Plan(i, kNone, kAll, 0, committed != 0, &plan) || plan.evals.size() < 2) continue;
-          uint64_t lengths = 0, bits = 0;
-          bool members_only = true;
-          for (size_t k = 1; k < plan.evals.size(); ++k) {
-            const uint32_t c = plan.evals[k].node;
-            const Node& entry = out_->nodes[c];
-            members_only &= (entry.key_work & ~Node::kKeyMembers) == 0;
-            if (!(entry.key_work & Node::kKeyMembers)) continue;
-            lengths |= entry.member_lengths;
-            // (A member table holds the properties and the watched names: BuildMembers.)
-            for (const Property& p : sources_[c].properties) bits |= NameBit(p.name);
-            for (const std::string& w : entry.watched) bits |= NameBit(w);
-          }
-          if (members_only) {
-            plan.rest_lengths = lengths;
-            // The NameBits are kept when they tell one of the first entry's own names (the
-            // names an instance is likely to have) from the rest's where the lengths do not.
-            bool tells = false;
-            auto told = [&](std::string_view name) {
-              tells |= (lengths & LengthBit(name.size())) != 0 && !(bits & NameBit(name));
-            };
-            for (const Property& p : sources_[plan.evals[0].node].properties) told(p.name);
-            for (const std::string& w : out_->nodes[plan.evals[0].node].watched) told(w);
-            if (tells) plan.rest_bits = bits;
-          }
-          out_->nodes[i].object_plan[committed] = static_cast<uint32_t>(out_->plans.size());
-          out_->plans.push_back(std::move(plan));
+          out_->nodes[i].object_plan[committed] = AddPlan(std::move(plan));
         }
       }
+      for (uint32_t i = 0; i < out_->nodes.size(); ++i) MakeChoice(i);
     }
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location_size + n.watched.size() * 32 +
@@ -246,6 +224,13 @@ class Compiler {
     for (const std::string& name : out_->long_names) out_->bytes += 32 + name.size();
     for (const ObjectPlan& p : out_->plans)
       out_->bytes += sizeof(ObjectPlan) + p.evals.size() * sizeof(EvalHead);
+    for (const UnionChoice& c : out_->choices) {
+      out_->bytes += sizeof(UnionChoice) + c.value_name.size();
+      for (const auto* t : {&c.names, &c.values}) {
+        out_->bytes += t->slots.size() * 2;
+        for (const auto& e : t->entries) out_->bytes += sizeof(e) + e.text.size();
+      }
+    }
     for (const auto& re : out_->regexes)
       if (re) out_->bytes += 64 + 16 * re->ProgramSize();
     for (const auto& dfa : out_->dfas)
@@ -1021,18 +1006,49 @@ class Compiler {
     add(n->else_);
   }
 
+  using Keep = std::function<bool(uint32_t, uint32_t)>;
+  // Adds a plan to Compiled::plans with its rest_lengths and rest_bits; its index.
+  uint32_t AddPlan(ObjectPlan plan) {
+    uint64_t lengths = 0, bits = 0;
+    bool members_only = true;
+    for (size_t k = 1; k < plan.evals.size(); ++k) {
+      const uint32_t c = plan.evals[k].node;
+      const Node& entry = out_->nodes[c];
+      members_only &= (entry.key_work & ~Node::kKeyMembers) == 0;
+      if (!(entry.key_work & Node::kKeyMembers)) continue;
+      lengths |= entry.member_lengths;
+      // (A member table holds the properties and the watched names: BuildMembers.)
+      for (const Property& p : sources_[c].properties) bits |= NameBit(p.name);
+      for (const std::string& w : entry.watched) bits |= NameBit(w);
+    }
+    if (members_only) {
+      plan.rest_lengths = lengths;
+      // The NameBits are kept when they tell one of the first entry's own names (the
+      // names an instance is likely to have) from the rest's where the lengths do not.
+      bool tells = false;
+      auto told = [&](std::string_view name) {
+        tells |= (lengths & LengthBit(name.size())) != 0 && !(bits & NameBit(name));
+      };
+      for (const Property& p : sources_[plan.evals[0].node].properties) told(p.name);
+      for (const std::string& w : out_->nodes[plan.evals[0].node].watched) told(w);
+      if (tells) plan.rest_bits = bits;
+    }
+    out_->plans.push_back(std::move(plan));
+    return static_cast<uint32_t>(out_->plans.size() - 1);
+  }
+
   // Node::object_plan: the evaluations Validator::CreateEval makes for `node` on an object,
   // made here the same way, in the same order; false past ObjectPlan::kMaxEntries (and
   // with a dynamic reference, whose target depends on the scope: plans are only made
   // without dynamic scope).
   bool Plan(uint32_t node, uint32_t parent, Role role, uint32_t role_index, bool committed,
-            ObjectPlan* p) const {
+            ObjectPlan* p, const Keep* keep = nullptr) const {
     if (p->evals.size() >= ObjectPlan::kMaxEntries) return false;
     const uint32_t e = static_cast<uint32_t>(p->evals.size());
     const Node& n = out_->nodes[node];
     const bool tracks = n.tracks_evaluated || (parent != kNone && p->evals[parent].tracks);
     p->evals.push_back(EvalHead{node, parent, e + 1, role_index, role, kMust, true, committed,
-                                tracks, false, kNone, 0});
+                                tracks, false, false, kNone, 0});
     if (n.kind == Node::kFalse) {
       p->evals[e].valid = false;
       p->committed_false |= committed;
@@ -1045,27 +1061,39 @@ class Compiler {
                !b.name_judged;
       };
       auto made = [&](uint32_t c) { return !out_->nodes[c].name_judged; };
-      if (n.ref != kNone && !Plan(n.ref, e, kAll, 0, committed, p)) return false;
+      if (n.ref != kNone && !Plan(n.ref, e, kAll, 0, committed, p, keep)) return false;
       if (n.dynamic_ref != kNone &&
-          (n.dynamic_name != kNone || !Plan(n.dynamic_ref, e, kAll, 0, committed, p)))
+          (n.dynamic_name != kNone || !Plan(n.dynamic_ref, e, kAll, 0, committed, p, keep)))
         return false;
       for (uint32_t c : n.all_of)
-        if (!Plan(c, e, kAll, 0, committed, p)) return false;
-      for (uint32_t c : n.any_of)
-        if (viable(c) && !Plan(c, e, kAny, 0, false, p)) return false;
-      for (uint32_t c : n.one_of)
-        if (viable(c) && !Plan(c, e, kOne, 0, false, p)) return false;
-      if (n.not_ != kNone && viable(n.not_) && !Plan(n.not_, e, kNot, 0, false, p)) return false;
-      if (n.if_ != kNone) {
-        if (viable(n.if_) && !Plan(n.if_, e, kIf, 0, false, p)) return false;
-        if (n.then_ != kNone && made(n.then_) && !Plan(n.then_, e, kThen, 0, false, p))
+        if (!Plan(c, e, kAll, 0, committed, p, keep)) return false;
+      auto kept = [&](uint32_t c) { return keep == nullptr || (*keep)(node, c); };
+      size_t viables = 0, branches = 0;
+      for (uint32_t c : n.any_of) {
+        viables += viable(c);
+        if (viable(c) && kept(c) && (++branches, !Plan(c, e, kAny, 0, false, p, keep)))
           return false;
-        if (n.else_ != kNone && made(n.else_) && !Plan(n.else_, e, kElse, 0, false, p))
+      }
+      for (uint32_t c : n.one_of) {
+        viables += viable(c);
+        if (viable(c) && kept(c) && (++branches, !Plan(c, e, kOne, 0, false, p, keep)))
+          return false;
+      }
+      // (The end table counts every viable branch as made and passed: with none made, an
+      // anyOf or oneOf it would pass fails.)
+      if (viables > 0 && branches == 0) p->evals[e].no_table = true;
+      if (n.not_ != kNone && viable(n.not_) && !Plan(n.not_, e, kNot, 0, false, p, keep))
+        return false;
+      if (n.if_ != kNone) {
+        if (viable(n.if_) && !Plan(n.if_, e, kIf, 0, false, p, keep)) return false;
+        if (n.then_ != kNone && made(n.then_) && !Plan(n.then_, e, kThen, 0, false, p, keep))
+          return false;
+        if (n.else_ != kNone && made(n.else_) && !Plan(n.else_, e, kElse, 0, false, p, keep))
           return false;
       }
       const std::vector<DependentSchema>& deps = n.rare().dependent_schemas;
       for (uint32_t i = 0; i < deps.size(); ++i)
-        if (!Plan(deps[i].node, e, kDep, i, false, p)) return false;
+        if (!Plan(deps[i].node, e, kDep, i, false, p, keep)) return false;
     }
     if (n.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) p->capture = true;
     EvalHead& entry = p->evals[e];
@@ -1073,6 +1101,150 @@ class Compiler {
     entry.ends = entry.tracks || entry.subtree_end != e + 1 ||
                  (n.kind == Node::kSchema && n.end_object_work);
     return true;
+  }
+
+  // A union node for UnionChoice: one oneOf or anyOf, and no other keyword with work on
+  // an object (a type aside), no names watched, nothing tracked.
+  bool Union(const Node& n) const {
+    return n.kind == Node::kSchema && n.one_of.empty() != n.any_of.empty() && n.ref == kNone &&
+           n.dynamic_ref == kNone && n.all_of.empty() && n.not_ == kNone && n.if_ == kNone &&
+           (n.has & ~Node::kType) == 0 && n.key_work == 0 && n.watched.empty() &&
+           n.min_properties == 0 && n.max_properties == kNoLimit && !n.tracks_evaluated &&
+           n.rare().dependent_schemas.empty() && n.rare().dependent_required.empty() &&
+           n.name_tests.empty();
+  }
+  // Node's choice (UnionChoice) for node i when it is a union whose leaves a first name or
+  // its value can tell apart, with its plans.
+  void MakeChoice(uint32_t i) {
+    const Node& u = out_->nodes[i];
+    if (!Union(u) || u.object_plan[0] == kNone || u.object_plan[1] == kNone ||
+        out_->plans[u.object_plan[0]].capture || out_->plans[u.object_plan[1]].capture)
+      return;
+    // The leaves, each a bit, and under each branch (u, c) of a union the leaves below it.
+    std::vector<uint32_t> leaves;
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> under;
+    bool ok = true;
+    std::function<uint64_t(uint32_t, int)> walk = [&](uint32_t x, int depth) -> uint64_t {
+      const Node& n = out_->nodes[x];
+      if (!Union(n)) {
+        auto it = std::find(leaves.begin(), leaves.end(), x);
+        if (it != leaves.end()) return uint64_t{1} << (it - leaves.begin());
+        if (leaves.size() == 64) return ok = false, 0;
+        leaves.push_back(x);
+        return uint64_t{1} << (leaves.size() - 1);
+      }
+      if (depth > 8) return ok = false, 0;
+      uint64_t mask = 0;
+      for (uint32_t c : n.one_of.empty() ? n.any_of : n.one_of) {
+        const uint64_t m = walk(c, depth + 1);
+        under[{x, c}] |= m;
+        mask |= m;
+      }
+      return mask;
+    };
+    UnionChoice choice;
+    choice.all = walk(i, 0);
+    if (!ok || leaves.empty()) return;
+    // Closed leaves and their names; the value name: the one most leaves require and give
+    // a const or enum of strings alone.
+    std::map<std::string, uint64_t> names;
+    std::map<std::string, uint64_t> candidates;
+    for (size_t k = 0; k < leaves.size(); ++k) {
+      const Node& leaf = out_->nodes[leaves[k]];
+      if (leaf.kind != Node::kSchema) continue;
+      const uint64_t bit = uint64_t{1} << k;
+      if (leaf.additional_properties != kNone &&
+          out_->nodes[leaf.additional_properties].kind == Node::kFalse &&
+          leaf.rare().pattern_properties.empty()) {
+        choice.closed |= bit;
+        for (const Property& p : sources_[leaves[k]].properties) names[p.name] |= bit;
+      }
+      for (const Property& p : sources_[leaves[k]].properties) {
+        const Node& t = out_->nodes[p.node];
+        if (t.kind != Node::kSchema || !t.texts_only || !(t.has & (Node::kConst | Node::kEnum)))
+          continue;
+        const std::vector<std::string>& req = sources_[leaves[k]].required;
+        if (std::find(req.begin(), req.end(), p.name) != req.end()) candidates[p.name] |= bit;
+      }
+    }
+    for (const auto& [name, mask] : candidates)
+      if (std::popcount(mask) >= std::max(2, std::popcount(choice.valued) + 1))
+        choice.value_name = name, choice.valued = mask;
+    std::map<std::string, uint64_t> values;
+    for (size_t k = 0; k < leaves.size() && !choice.value_name.empty(); ++k) {
+      if (!(choice.valued >> k & 1)) continue;
+      for (const Property& p : sources_[leaves[k]].properties)
+        if (p.name == choice.value_name)
+          for (const std::string& t : out_->nodes[p.node].texts) values[t] |= uint64_t{1} << k;
+    }
+    // The entries, each with the plans of its live leaves (made once per set).
+    std::map<uint64_t, std::array<uint32_t, 2>> made;
+    const size_t plans_before = out_->plans.size();
+    const size_t full = out_->plans[u.object_plan[0]].evals.size();
+    // Kept when a name of a closed leaf or a value a leaf takes (what valid maps start
+    // with) spares half the evaluations at least, three or more: a choice costs about 140
+    // instructions a map (measured on the benchmark's workflow, whose jobs' names spare
+    // one evaluation of three), a plan entry about 50 to make, look names up in and end.
+    bool narrows = false;
+    auto spares = [&](const ChoiceTable::Entry& e) {
+      if (e.plans[0] == kNone) return false;
+      const size_t size = out_->plans[e.plans[0]].evals.size();
+      return size * 2 <= full && full - size >= 3;
+    };
+    auto fill = [&](ChoiceTable::Entry* e, uint64_t live) {
+      e->live = live;
+      if (live == choice.all) return;  // the node's own plan
+      auto it = made.find(live);
+      if (it == made.end()) {
+        const Keep keep = [&](uint32_t x, uint32_t c) {
+          auto u = under.find({x, c});
+          return u == under.end() || (u->second & live) != 0;
+        };
+        std::array<uint32_t, 2> plans{kNone, kNone};
+        for (int committed = 0; committed < 2; ++committed) {
+          ObjectPlan plan;
+          if (!Plan(i, kNone, kAll, 0, committed != 0, &plan, &keep)) {
+            plans = {kNone, kNone};  // past kMaxEntries: the node's own plan
+            break;
+          }
+          plans[committed] = AddPlan(std::move(plan));
+        }
+        it = made.emplace(live, plans).first;
+      }
+      e->plans = it->second;
+    };
+    auto name_live = [&](uint64_t has) { return choice.all & (~choice.closed | has); };
+    for (const auto& [name, has] : names) {
+      ChoiceTable::Entry e;
+      e.text = name;
+      fill(&e, name_live(has));
+      narrows |= spares(e);
+      choice.names.entries.push_back(std::move(e));
+    }
+    fill(&choice.other, name_live(0));
+    if (!choice.value_name.empty()) {
+      // value_name's value: a string one of them takes, another string, or no string.
+      auto it = names.find(choice.value_name);
+      const uint64_t named = name_live(it != names.end() ? it->second : 0);
+      for (const auto& [value, takes] : values) {
+        ChoiceTable::Entry e;
+        e.text = value;
+        fill(&e, named & (~choice.valued | takes));
+        narrows |= spares(e);
+        choice.values.entries.push_back(std::move(e));
+      }
+      fill(&choice.other_value, named & ~choice.valued);
+      fill(&choice.no_string, named);
+    }
+    if (!narrows) {
+      out_->plans.resize(plans_before);  // (only this choice's plans were added since)
+      return;
+    }
+    choice.names.Build();
+    choice.values.Build();
+    for (int committed = 0; committed < 2; ++committed)
+      out_->plans[u.object_plan[committed]].choice = static_cast<uint32_t>(out_->choices.size());
+    out_->choices.push_back(std::move(choice));
   }
 
   // Node::members and its table, once the node is in place (the names are views of its

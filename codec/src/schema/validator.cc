@@ -527,7 +527,14 @@ bool Validator::OnScalar(const Scalar& v) {
       return ScalarChild(f, v, offset);
     }
     if (f.mode == Frame::kPending) StartCapture(f);
-    if (f.capture && !CaptureScalar(v)) return false;
+    if (f.capture) {
+      if (f.mode == Frame::kChooseValue) [[unlikely]] {  // (Frame::kChoose)
+        if (!ChooseValue(f, v.type == kTypeString ? &v.s : nullptr)) return false;
+        item_offset_ = offset;
+        return OnScalar(v);  // as the chosen frame's
+      }
+      if (!CaptureScalar(v)) return false;
+    }
     if (f.mode == Frame::kCaptured) return ScalarChild(f, v, offset);
     if (!f.is_map) PrepareItem(f);
     slots_begin = f.slots_begin;
@@ -556,7 +563,8 @@ bool Validator::OnScalar(const Scalar& v) {
 }
 
 bool Validator::MapKey(Frame& f, std::string_view key, uint64_t offset) {
-  // (Calls in tail position only: no frame of its own.)
+  // (Calls in tail position only: no frame of its own. A kChoose frame's name goes to
+  // CapturedKey: Frame::kChoose.)
   if (f.capture) return CapturedKey(f, key, offset);
   if (Lone(f, key)) {
     f.mode = Frame::kLone;
@@ -566,7 +574,43 @@ bool Validator::MapKey(Frame& f, std::string_view key, uint64_t offset) {
   return EachKey(f, key, offset);
 }
 
+bool Validator::ChooseKey(Frame& f, std::string_view key, uint64_t offset) {
+  const UnionChoice& c = set_.choices[f.child];
+  if (SameBytes(c.value_name, key) && !c.value_name.empty()) {
+    f.mode = Frame::kChooseValue;
+    f.rest_bits = offset;
+    return true;
+  }
+  return MakeChoice(f, c.ForName(key)) && MapKey(f, key, offset);
+}
+
+bool Validator::ChooseValue(Frame& f, const std::string_view* value) {
+  const UnionChoice& c = set_.choices[f.child];
+  const uint64_t offset = f.rest_bits;
+  return MakeChoice(f, value != nullptr ? c.ForValue(*value) : c.no_string) &&
+         MapKey(f, f.key, offset);
+}
+
+bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
+  // As OnBeginRest's planned map: the slot, the parent's last, is still in place (nothing
+  // was read since). Only the node's own evaluation is committed, if any: no plan of a
+  // union has a committed false schema to report.
+  const Slot s = slots_[f.slots_begin - 1];
+  const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
+  const uint32_t plan = choice.plans[committed] != kNone ? choice.plans[committed]
+                                                         : nodes_[f.node].object_plan[committed];
+  const ObjectPlan& p = set_.plans[plan];
+  if (!MakePlanned(p, s)) return false;
+  f.rest_lengths = p.rest_lengths;
+  f.rest_bits = p.rest_bits;
+  f.mode = Frame::kEach;
+  f.child = kNone;
+  f.capture = false;  // (a union's plan captures nothing)
+  return Account();
+}
+
 bool Validator::CapturedKey(Frame& f, std::string_view key, uint64_t offset) {
+  if (f.mode == Frame::kChoose) return ChooseKey(f, key, offset);
   if (!CaptureKey(key)) return false;
   return f.mode == Frame::kCaptured ? DirectKey(f, key, offset) : EachKey(f, key, offset);
 }
@@ -943,7 +987,14 @@ bool Validator::OnBeginRest(bool is_map) {
     }
     slots_begin = p.slots_begin;
     capture = p.capture;
-    if (capture) marks_.push_back(canon_.size());
+    if (capture) {
+      if (p.mode == Frame::kChooseValue) [[unlikely]] {  // (Frame::kChoose)
+        if (!ChooseValue(p, nullptr)) return false;
+        item_offset_ = offset;
+        return OnBeginRest(is_map);  // as the chosen frame's child
+      }
+      marks_.push_back(canon_.size());
+    }
   }
   const size_t n = slots_.size();
   if (n == slots_begin + 1) {
@@ -969,12 +1020,30 @@ bool Validator::OnBeginRest(bool is_map) {
   f.key = {};
   f.expect = Node::Member::kNoPlace;
   opening_type_ = is_map ? kTypeObject : kTypeArray;
-  // A map with one subschema due that has an ObjectPlan: its evaluations copied from it.
+  // A map with one subschema due that has an ObjectPlan: its evaluations copied from it;
+  // one with a UnionChoice, none yet (Frame::kChoose).
   bool planned = false;
   if (is_map && n == slots_begin + 1) {
     const Slot& s = slots_[slots_begin];
     const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
     const uint32_t plan = nodes_[s.node].object_plan[committed];
+    if (plan != kNone && set_.plans[plan].choice != kNone && !capture) [[unlikely]] {
+      f.slots_begin = static_cast<uint32_t>(n);
+      f.rest_lengths = f.rest_bits = ~uint64_t{0};
+      f.capture = true;  // (until the choice: Frame::kChoose)
+      f.mode = Frame::kChoose;
+      f.node = s.node;
+      f.child = set_.plans[plan].choice;
+      f.claims = nodes_[s.node].member_bits;
+      f.claimed = 0;
+      frames_.push_next();
+      if (frames_.size() > ctx_.limits.max_depth + 1u) {
+        return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
+      }
+      // (Charged with the evaluations, by the choice that the next event makes: nothing
+      // grows before it.)
+      return true;
+    }
     if (plan != kNone) {
       planned = true;
       if (!MakePlanned(set_.plans[plan], s)) return false;
@@ -1100,12 +1169,12 @@ void Validator::PushDirectEval(uint32_t node, uint32_t owner, SlotKind kind, boo
                                bool committed, bool is_map) {
   const Node& n = nodes_[node];
   const uint32_t e = static_cast<uint32_t>(evals_.size());
-  evals_.push_back(
-      Eval{{node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
-            n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), owner, 0},
-           kNone,
-           0,
-           0});
+  evals_.push_back(Eval{
+      {node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
+       n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), false, owner, 0},
+      kNone,
+      0,
+      0});
 }
 
 bool Validator::Account() {
@@ -1155,7 +1224,7 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
   const Node& n = nodes_[node];
   const bool tracks = n.tracks_evaluated || (parent != kNone && evals_[parent].tracks);
   evals_.push_back(Eval{{node, parent, e + 1, role_index, role, owner_kind, true, committed, tracks,
-                         false, owner, scope},
+                         false, false, owner, scope},
                         kNone,
                         0,
                         0});
@@ -1295,7 +1364,11 @@ bool Validator::OnEnd() {
 }
 
 bool Validator::CloseGeneral(Frame& f) {
-  if (f.capture) CloseCapture(f);
+  if (f.capture) {
+    // A kChoose frame that had no name (Frame::kChoose): every leaf.
+    if (f.mode == Frame::kChoose && !MakeChoice(f, ChoiceTable::Entry{})) return false;
+    if (f.capture) CloseCapture(f);
+  }
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {
     if (!evals_[e].ends || Settled(evals_[e]) || PassesTable(e, f)) continue;

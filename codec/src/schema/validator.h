@@ -172,6 +172,14 @@ class Validator {
     //   container, an end they do not pass) first makes the evaluation, as OpenDirect
     //   would have, and the frame kDirect (Unleaf); an end that passes pops it with nothing
     //   to deliver (a passing kMust verdict changes nothing).
+    // - kChoose: a map due to one node with a UnionChoice (its one slot is the parent's
+    //   last), before its first name: no evaluation is made yet. The first name makes the
+    //   plan of the leaves it leaves live (MakeChoice), then is read as any kEach map's;
+    //   the choice's value_name waits for its value (kChooseValue, the name's offset in
+    //   rest_bits): a string narrows the leaves, anything else leaves them as the name did.
+    //   An end with no name makes the full plan first. Until the choice, `capture` is set
+    //   (nothing is captured): MapKey's and CloseGeneral's capture tests take the name and
+    //   the end to the choice, with no test more for any other map.
     union {
       uint64_t stable_from = 0;  // arrays
       // Maps: the ObjectPlan::rest_lengths of a planned frame (a name of another length
@@ -184,7 +192,17 @@ class Validator {
       uint32_t child;  // kCaptured, kLone, kDirect: the current member's subschema, or kNone
     };
     // (In this order: OnScalar and OnBegin compare.)
-    enum Mode : uint8_t { kEach, kKept, kPending, kCaptured, kLone, kDirect, kLeaf } mode = kEach;
+    enum Mode : uint8_t {
+      kChoose,
+      kChooseValue,
+      kEach,
+      kKept,
+      kPending,
+      kCaptured,
+      kLone,
+      kDirect,
+      kLeaf
+    } mode = kEach;
     bool is_map = false;
     bool expect_key = false;
     bool capture = false;
@@ -255,6 +273,11 @@ class Validator {
   // A member name in any frame but a kDirect one: its capture, then DirectKey for a
   // kCaptured frame or a lone member, EachKey for any other.
   bool MapKey(Frame& f, std::string_view key, uint64_t offset);
+  // A kChoose frame's first name; a kChooseValue frame's value (a string: `value`, else
+  // null); the evaluations of the leaves still live made (Frame::kChoose).
+  [[gnu::noinline]] bool ChooseKey(Frame& f, std::string_view key, uint64_t offset);
+  [[gnu::noinline]] bool ChooseValue(Frame& f, const std::string_view* value);
+  bool MakeChoice(Frame& f, const ChoiceTable::Entry& choice);
   [[gnu::noinline]] bool CapturedKey(Frame& f, std::string_view key, uint64_t offset);
   // A member name in a direct frame or a lone member / in any other (both after its
   // capture).
@@ -359,7 +382,7 @@ class Validator {
   bool PassesTable(uint32_t e, const Frame& f) const {
     const Eval& ev = evals_[e];
     const Node& n = nodes_[ev.node];
-    if (!n.has_end_table || !f.is_map || ev.tracks || f.count < n.min_properties ||
+    if (!n.has_end_table || !f.is_map || ev.tracks || ev.no_table || f.count < n.min_properties ||
         f.count > n.max_properties)
       return false;
     for (uint32_t c = e + 1; c < ev.subtree_end; ++c)

@@ -762,6 +762,80 @@ TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
   EXPECT_GT(compared - refused, compared / 8);
 }
 
+// A map due to a union (a node whose only work is one oneOf or anyOf, through such unions
+// down to its leaves) makes its evaluations at its first name, or at that name's string
+// value, with only the leaves that can still pass (UnionChoice, Frame::kChoose): a closed
+// leaf fails on a name it lacks, a leaf whose required discriminator has a const or enum
+// of strings fails on another value. "unevaluatedProperties": true at the union's top
+// changes no verdict but makes it no union (every branch made): every instance must get
+// the same violations either way, with the discriminator first or later, of a wrong
+// type, or missing, where the union is the payload's schema, a member's, an item's, a
+// branch's or under not.
+TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
+  const std::vector<std::string> schemas = {
+      // GeoJSON's shape: a const, an enum, and a nested union.
+      R"({"oneOf":[{"type":"object","required":["type","c"],"properties":{"type":{"const":"A"},"c":{"type":"integer"}}},{"type":"object","required":["type"],"properties":{"type":{"enum":["B","C"]},"d":{"type":"string"}},"additionalProperties":false},{"oneOf":[{"required":["type"],"properties":{"type":{"const":"D"},"e":{"maximum":3}}},{"required":["type"],"properties":{"type":{"const":"E"}}},{"type":"null"}]}]})",
+      // citm's shape: closed leaves told apart by their names; anyOf.
+      R"({"anyOf":[{"properties":{"a":{"type":"integer"},"b":true},"additionalProperties":false,"required":["a"]},{"properties":{"x":{"type":"integer"},"y":true},"additionalProperties":false},{"properties":{"p":{"minimum":0},"q":true},"additionalProperties":false,"if":{"required":["p"]},"then":{"required":["q"]}},{"properties":{"r":{"type":"string"},"a":{"type":"string"}},"additionalProperties":false,"required":["r"]}]})",
+      // Both, with the discriminator in some leaves only, and a leaf neither tells.
+      R"({"oneOf":[{"required":["kind"],"properties":{"kind":{"const":"k1"},"a":true},"additionalProperties":false},{"required":["kind"],"properties":{"kind":{"const":"k2"},"b":{"type":"string"}},"additionalProperties":false},{"required":["kind"],"properties":{"kind":{"enum":["k3","k4"]}}},{"properties":{"z":{"type":"integer"}},"minProperties":2},{"required":["kind"],"properties":{"kind":{"const":"k5"},"c":{"type":"null"}}},{"required":["kind"],"properties":{"kind":{"const":"k6"}},"maxProperties":2}]})",
+      // GeoJSON's Feature geometry: one branch an object can take, a union, whose leaves a
+      // value of none of them leaves all failing (the end table, which counts that branch
+      // as made, must not pass it).
+      R"({"oneOf":[{"type":"null"},{"oneOf":[{"required":["t"],"properties":{"t":{"const":"x"},"v":{"type":"integer"}},"additionalProperties":false},{"required":["t"],"properties":{"t":{"const":"y"}}},{"required":["t"],"properties":{"t":{"const":"w"},"u":true}},{"required":["t"],"properties":{"t":{"const":"s"}}}]}]})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A}})", R"({"m":X,"n":1})"},
+      {R"({"items":A})", "[X,{}]"},
+      {R"({"anyOf":[A,{"required":["zz"]}]})", "X"},
+      {R"({"not":A})", "X"},
+  };
+  const std::vector<std::string> instances = {
+      "{}",
+      R"({"type":"A","c":1})",
+      R"({"type":"A"})",
+      R"({"c":1,"type":"A"})",
+      R"({"type":"B","d":"s"})",
+      R"({"type":"C","x":1})",
+      R"({"type":"D","e":5})",
+      R"({"type":"E","c":"q"})",
+      R"({"type":"Z"})",
+      R"({"type":1,"c":2})",
+      R"({"type":null})",
+      R"({"type":[1],"d":"s"})",
+      R"({"type":{"c":1}})",
+      R"({"a":1,"b":2})",
+      R"({"a":"1"})",
+      R"({"x":1,"y":[]})",
+      R"({"p":-1})",
+      R"({"p":1,"q":{}})",
+      R"({"b":2,"a":1,"x":3})",
+      R"({"kind":"k1","a":{}})",
+      R"({"kind":"k2","b":1})",
+      R"({"kind":"k4","zz":1})",
+      R"({"kind":"k9"})",
+      R"({"z":1,"kind":"k1"})",
+      R"({"z":"1","w":2})",
+      R"({"r":"s","a":"t"})",
+      R"({"a":"t","r":"s"})",
+      R"({"kind":"k5","c":null,"z":1})",
+      R"({"kind":"k6","a":1,"b":2})",
+      R"({"t":"x","v":1})",
+      R"({"t":"q"})",
+      R"({"t":"w","u":1,"v":"s"})",
+      R"({"u":1,"t":"y"})",
+      "[]",
+      R"("s")",
+      "null",
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, Tracking, Same, &compared, &refused);
+  EXPECT_EQ(compared, 4 * 5 * 36);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 8);
+}
+
 // A map whose evaluation's end is judged by names (required, dependentRequired, branches
 // that ask only for names, and how anyOf, oneOf, not and if combine them with branches that
 // were evaluated) passes by its node's end table when it can (Node::end_table,
