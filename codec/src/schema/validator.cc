@@ -1363,11 +1363,16 @@ bool Validator::OnEnd() {
   return CloseGeneral(f);
 }
 
+bool Validator::CloseChoose(Frame& f) {
+  return MakeChoice(f, ChoiceTable::Entry{}) && CloseGeneral(f);
+}
+
 bool Validator::CloseGeneral(Frame& f) {
   if (f.capture) {
-    // A kChoose frame that had no name (Frame::kChoose): every leaf.
-    if (f.mode == Frame::kChoose && !MakeChoice(f, ChoiceTable::Entry{})) return false;
-    if (f.capture) CloseCapture(f);
+    // A kChoose frame that had no name (Frame::kChoose): every leaf. (A tail call: any
+    // other call here would give every close a stack frame.)
+    if (f.mode == Frame::kChoose) return CloseChoose(f);
+    CloseCapture(f);
   }
   const uint32_t end = static_cast<uint32_t>(evals_.size());
   for (uint32_t e = f.evals_begin; e < end; e = evals_[e].subtree_end) {

@@ -278,6 +278,7 @@ class Validator {
   [[gnu::noinline]] bool ChooseKey(Frame& f, std::string_view key, uint64_t offset);
   [[gnu::noinline]] bool ChooseValue(Frame& f, const std::string_view* value);
   bool MakeChoice(Frame& f, const ChoiceTable::Entry& choice);
+  [[gnu::noinline]] bool CloseChoose(Frame& f);  // a kChoose frame's end: the full plan
   [[gnu::noinline]] bool CapturedKey(Frame& f, std::string_view key, uint64_t offset);
   // A member name in a direct frame or a lone member / in any other (both after its
   // capture).
