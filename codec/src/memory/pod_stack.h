@@ -28,6 +28,8 @@ class PodStack {
       Grow(size_ + 1);
     data_[size_++] = v;
   }
+  // A push the caller knows has room (size() < capacity()): no growth path to keep.
+  [[gnu::always_inline]] void push_within(const T& v) { data_[size_++] = v; }
   void pop_back() { --size_; }
   // Drops the elements from n on (n at most size()).
   void truncate(size_t n) { size_ = n; }

@@ -323,6 +323,11 @@ class Validator {
   // A Frame::kLeaf frame of `node` for the array at `offset` (OnBegin's common case).
   // False when stopped.
   bool OpenLeaf(uint32_t node, uint64_t offset);
+  [[gnu::always_inline]] void FillLeaf(Frame& f, uint32_t node, uint64_t offset);
+  [[gnu::noinline]] bool OpenLeafDeep(uint32_t node, uint64_t offset);  // past shallow_frames_
+  // OnBegin's common case: OpenDirect's, with no call when the frame and the evaluation
+  // are within the rooms reserved from the start (as OpenLeaf).
+  bool OpenShallow(uint32_t node, uint32_t owner, bool committed, bool is_map);
   // A kLeaf frame's evaluation, made as OpenDirect would have made it, and the frame
   // kDirect. False when stopped.
   [[gnu::noinline]] bool Unleaf(Frame& f);
@@ -530,6 +535,9 @@ class Validator {
   uint32_t max_violations_;
   bool format_assertion_;
   bool all_errors_;
+  // Frames within kReservedFrames and max_depth + 1: a frame pushed below this many needs
+  // no depth check and no charge (OpenLeaf).
+  uint64_t shallow_frames_;
   bool stopped_ = false;
   bool failed_ = false;
   bool took_spare_ = false;  // its buffers are the thread's spare ones (Spare)
@@ -553,6 +561,8 @@ class Validator {
     FrameStack& operator=(FrameStack&&) = default;
     bool empty() const { return top_ == nullptr; }
     size_t size() const { return depth_; }
+    bool HasRoom() const { return depth_ < pool_.size(); }  // next() grows nothing
+    Frame& next_within() { return pool_[depth_]; }          // next() when HasRoom()
     Frame& back() { return *top_; }
     const Frame& back() const { return *top_; }
     Frame& operator[](size_t i) { return pool_[i]; }
