@@ -376,11 +376,11 @@ bool Validator::SpecialDone() {
   const std::string_view text(special_out_.data(), special_out_.size());
   if (text.empty()) return true;
   replaying_ = true;
-  have_offset_ = true;  // every item of the text is at the tagged item's offset
+  offset_hold_ = kHeld | kReplaying;  // every item of the text is at the tagged item's offset
   JsonScalarReader<Validator> reader(ctx_, *this);
   const bool ok = reader.Read(text);
   replaying_ = false;
-  have_offset_ = false;
+  offset_hold_ = 0;
   return ok;
 }
 
@@ -509,7 +509,7 @@ bool Validator::TextValue(std::string_view s) {
 bool Validator::OnScalar(const Scalar& v) {
   if (stopped_) return false;
   const uint64_t offset = item_offset_;
-  have_offset_ = false;
+  offset_hold_ &= kReplaying;
   uint32_t slots_begin = 0;
   if (!frames_.empty()) {
     Frame& f = frames_.back();
@@ -946,7 +946,7 @@ bool Validator::OnBegin(bool is_map) {
   const uint32_t c = DirectChild();
   if (c != kNone && Direct(nodes_[c], is_map)) {
     const Frame& p = frames_.back();
-    have_offset_ = false;
+    offset_hold_ &= kReplaying;
     if (!is_map && nodes_[c].leaf_array) return OpenLeaf(c, item_offset_);
     return OpenShallow(c, p.evals_begin, evals_[p.evals_begin].committed, is_map);
   }
@@ -956,7 +956,7 @@ bool Validator::OnBegin(bool is_map) {
 bool Validator::OnBeginRest(bool is_map) {
   if (stopped_) return false;
   const uint64_t offset = item_offset_;
-  have_offset_ = false;
+  offset_hold_ &= kReplaying;
   uint32_t slots_begin = 0;
   bool capture = false;
   if (!frames_.empty()) {
@@ -2085,7 +2085,7 @@ bool Validator::Empty(bool is_map) {
   if (!special_) {
     const uint32_t c = DirectChild();
     if (c != kNone && PassesEmpty(nodes_[c], is_map)) {
-      have_offset_ = false;
+      offset_hold_ &= kReplaying;
       return ChildDone();
     }
   }

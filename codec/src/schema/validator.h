@@ -33,9 +33,9 @@ class Validator {
   ~Validator();
 
   void ItemStart(uint64_t offset) {
-    if (!have_offset_ && !replaying_) {
+    if (offset_hold_ == 0) {
       item_offset_ = offset;
-      have_offset_ = true;
+      offset_hold_ = kHeld;
     }
   }
   bool Null();
@@ -243,7 +243,7 @@ class Validator {
     if (f.mode < Frame::kLone || f.expect_key) return false;
     const uint32_t c = f.is_map ? f.child : ItemNode(nodes_[f.node], f.count);
     if (c != kNone && !passes(nodes_[c])) return false;
-    have_offset_ = false;  // (item_offset_ is the value's)
+    offset_hold_ &= kReplaying;  // (item_offset_ is the value's)
     ++f.count;
     if (f.is_map) f.expect_key = true;
     return true;
@@ -261,7 +261,7 @@ class Validator {
   bool OnKey(std::string_view key) {
     Frame& f = frames_.back();
     const uint64_t offset = item_offset_;
-    have_offset_ = false;
+    offset_hold_ &= kReplaying;
     f.key = key;
     f.expect_key = false;
     f.key_bit = kBitUnknown;
@@ -543,7 +543,12 @@ class Validator {
   bool took_spare_ = false;  // its buffers are the thread's spare ones (Spare)
 
   uint64_t item_offset_ = 0;
-  bool have_offset_ = false;
+  // Whether item_offset_ holds the current item's start (kHeld: set by its first
+  // ItemStart, a tag's before its item's, until the item is taken), and kReplaying while a
+  // special item's text is read back at the tagged item's offset (replaying_): ItemStart
+  // tests one byte for both.
+  static constexpr uint8_t kHeld = 1, kReplaying = 2;
+  uint8_t offset_hold_ = 0;
 
   uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
   PodStack<Eval> evals_;
