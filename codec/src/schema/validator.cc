@@ -291,7 +291,7 @@ bool Validator::Double(double d) {
 }
 
 bool Validator::Text(std::string_view s) {
-  if (special_ || replaying_) [[unlikely]]
+  if (unusual_) [[unlikely]]
     return SpecialText(s);
   if (!frames_.empty() && frames_.back().expect_key) return OnKey(s);
   return TextValue(s);
@@ -352,6 +352,7 @@ void Validator::StartSpecial() {
   special_out_.Begin(ctx_.limits.max_string_bytes + 64, &ctx_.budget);
   special_writer_.emplace(ctx_, special_out_);
   special_ = true;
+  unusual_ = true;
   special_depth_ = 0;
 }
 
@@ -374,12 +375,13 @@ bool Validator::SpecialDone() {
   if (special_depth_ > 0) return true;
   special_ = false;
   const std::string_view text(special_out_.data(), special_out_.size());
-  if (text.empty()) return true;
+  if (text.empty()) return unusual_ = false, true;
   replaying_ = true;
   offset_hold_ = kHeld | kReplaying;  // every item of the text is at the tagged item's offset
   JsonScalarReader<Validator> reader(ctx_, *this);
   const bool ok = reader.Read(text);
   replaying_ = false;
+  unusual_ = false;
   offset_hold_ = 0;
   return ok;
 }

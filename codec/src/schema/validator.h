@@ -55,7 +55,7 @@ class Validator {
   // Inlined into the reader: as a call the geojson data set took 2.4M more instructions, 2.3%.
   [[gnu::always_inline]] bool TakeDecimal(uint64_t digits, size_t fraction_digits, bool negative,
                                           bool* ok) {
-    if (special_ || replaying_) return false;
+    if (unusual_) return false;
     const bool passed = PassDirect([&](const Node& n) {
       if (!n.scalar_plain || !(n.plain_types & kTypeNumber)) return false;
       if (!(n.has & Node::kNumeric)) return true;
@@ -91,7 +91,7 @@ class Validator {
   // with no frame open here) the map is not the validator's: no claim. Always inlined
   // into the readers: GCC kept it out of line, at about 30 instructions a key.
   [[gnu::always_inline]] KeyClaim ClaimKey(std::string_view key, bool as_given) {
-    if (special_ || replaying_ || frames_.empty()) return KeyClaim::kNo;
+    if (unusual_ || frames_.empty()) return KeyClaim::kNo;
     Frame& f = frames_.back();
     if (!f.claims) return KeyClaim::kNo;
     const uint8_t bit = as_given && f.key_bit != kBitUnknown ? f.key_bit : MemberBit(f, key);
@@ -549,6 +549,7 @@ class Validator {
   // tests one byte for both.
   static constexpr uint8_t kHeld = 1, kReplaying = 2;
   uint8_t offset_hold_ = 0;
+  bool unusual_ = false;  // special_ or replaying_: one byte where the fast paths test both
 
   uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
   PodStack<Eval> evals_;
