@@ -1136,7 +1136,7 @@ bool Validator::OpenShallow(uint32_t node, uint32_t owner, bool committed, bool 
   if (!(frames_.size() < shallow_frames_ && frames_.HasRoom() &&
         evals_.size() < std::min<size_t>(kReservedEvals, evals_.capacity()) &&
         (is_map || !n.captures_items))) [[unlikely]]
-    return OpenDirect(node, owner, kMust, committed, is_map, item_offset_, false, true);
+    return OpenDeep(node, owner, committed, is_map);
   // OpenDirect's evaluation (PushDirectEval) and frame, with no capture and no kPending.
   const uint32_t e = static_cast<uint32_t>(evals_.size());
   const bool valid =
@@ -1167,6 +1167,10 @@ bool Validator::OpenShallow(uint32_t node, uint32_t owner, bool committed, bool 
   }
   frames_.push_next();
   return true;
+}
+
+bool Validator::OpenDeep(uint32_t node, uint32_t owner, bool committed, bool is_map) {
+  return OpenDirect(node, owner, kMust, committed, is_map, item_offset_, false, true);
 }
 
 inline void Validator::FillLeaf(Frame& f, uint32_t node, uint64_t offset) {

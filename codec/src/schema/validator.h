@@ -328,6 +328,9 @@ class Validator {
   // OnBegin's common case: OpenDirect's, with no call when the frame and the evaluation
   // are within the rooms reserved from the start (as OpenLeaf).
   bool OpenShallow(uint32_t node, uint32_t owner, bool committed, bool is_map);
+  // OpenShallow's other case: OpenDirect, whose eight arguments would not pass in
+  // registers, so OpenShallow's own call to it could not be a tail call.
+  [[gnu::noinline]] bool OpenDeep(uint32_t node, uint32_t owner, bool committed, bool is_map);
   // A kLeaf frame's evaluation, made as OpenDirect would have made it, and the frame
   // kDirect. False when stopped.
   [[gnu::noinline]] bool Unleaf(Frame& f);
