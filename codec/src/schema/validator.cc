@@ -1087,6 +1087,42 @@ bool Validator::OnBeginRest(bool is_map) {
   return Account();
 }
 
+inline Validator::Eval Validator::DirectEval(uint32_t node, uint32_t owner, SlotKind kind,
+                                             bool valid, bool committed, bool is_map) const {
+  const Node& n = nodes_[node];
+  const uint32_t e = static_cast<uint32_t>(evals_.size());
+  return Eval{
+      {node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
+       n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), false, owner, 0},
+      kNone,
+      0,
+      0};
+}
+
+inline void Validator::PushDirectEval(uint32_t node, uint32_t owner, SlotKind kind, bool valid,
+                                      bool committed, bool is_map) {
+  evals_.push_back(DirectEval(node, owner, kind, valid, committed, is_map));
+}
+
+inline void Validator::FillDirect(Frame& f, const Node& n, uint32_t node, uint32_t e,
+                                  uint64_t offset, bool is_map) {
+  f.count = 0;
+  f.offset = offset;
+  f.is_map = is_map;
+  f.expect_key = is_map;
+  f.evals_begin = e;
+  f.node = node;
+  f.slots_begin = static_cast<uint32_t>(slots_.size());
+  f.extras_begin = extras_used_;
+  f.child = kNone;
+  f.key = {};
+  if (is_map) {
+    f.claims = n.member_bits;
+    f.claimed = 0;
+    f.expect = n.first_member;
+  }
+}
+
 bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed,
                            bool is_map, uint64_t offset, bool capture, bool common) {
   // As OnBegin and CreateEval make a frame and its one evaluation.
@@ -1096,14 +1132,7 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
       committed || !(n.has & Node::kType) || (n.types & (is_map ? kTypeObject : kTypeArray)) != 0;
   PushDirectEval(node, owner, kind, valid, committed, is_map);
   Frame& f = frames_.next();
-  f.count = 0;
-  f.offset = offset;
-  f.is_map = is_map;
-  f.expect_key = is_map;
-  f.evals_begin = e;
-  f.node = node;
-  f.slots_begin = static_cast<uint32_t>(slots_.size());
-  f.extras_begin = extras_used_;
+  FillDirect(f, n, node, e, offset, is_map);
   f.capture = capture;
   f.mode = Frame::kDirect;
   if (capture) {
@@ -1111,13 +1140,6 @@ bool Validator::OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool co
     OpenCapture(f);
   } else if (!is_map && n.captures_items) {
     f.mode = Frame::kPending;
-  }
-  f.child = kNone;
-  f.key = {};
-  if (is_map) {
-    f.claims = n.member_bits;
-    f.claimed = 0;
-    f.expect = n.first_member;
   }
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
@@ -1137,34 +1159,15 @@ bool Validator::OpenShallow(uint32_t node, uint32_t owner, bool committed, bool 
         evals_.size() < std::min<size_t>(kReservedEvals, evals_.capacity()) &&
         (is_map || !n.captures_items))) [[unlikely]]
     return OpenDeep(node, owner, committed, is_map);
-  // OpenDirect's evaluation (PushDirectEval) and frame, with no capture and no kPending.
+  // OpenDirect's evaluation and frame, with no capture and no kPending.
   const uint32_t e = static_cast<uint32_t>(evals_.size());
   const bool valid =
       committed || !(n.has & Node::kType) || (n.types & (is_map ? kTypeObject : kTypeArray)) != 0;
-  evals_.push_within(Eval{
-      {node, kNone, e + 1, 0, kAll, kMust, valid, committed, false,
-       n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), false, owner, 0},
-      kNone,
-      0,
-      0});
+  evals_.push_within(DirectEval(node, owner, kMust, valid, committed, is_map));
   Frame& f = frames_.next_within();
-  f.count = 0;
-  f.offset = item_offset_;
-  f.is_map = is_map;
-  f.expect_key = is_map;
-  f.evals_begin = e;
-  f.node = node;
-  f.slots_begin = static_cast<uint32_t>(slots_.size());
-  f.extras_begin = extras_used_;
+  FillDirect(f, n, node, e, item_offset_, is_map);
   f.capture = false;
   f.mode = Frame::kDirect;
-  f.child = kNone;
-  f.key = {};
-  if (is_map) {
-    f.claims = n.member_bits;
-    f.claimed = 0;
-    f.expect = n.first_member;
-  }
   frames_.push_next();
   return true;
 }
@@ -1223,18 +1226,6 @@ bool Validator::Unleaf(Frame& f) {
 }
 
 bool Validator::CloseLeaf(Frame& f) { return Unleaf(f) && CloseDirect(f); }
-
-void Validator::PushDirectEval(uint32_t node, uint32_t owner, SlotKind kind, bool valid,
-                               bool committed, bool is_map) {
-  const Node& n = nodes_[node];
-  const uint32_t e = static_cast<uint32_t>(evals_.size());
-  evals_.push_back(Eval{
-      {node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
-       n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), false, owner, 0},
-      kNone,
-      0,
-      0});
-}
 
 bool Validator::Account() {
   const uint64_t bytes = NeededBytes();

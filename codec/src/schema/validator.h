@@ -334,10 +334,15 @@ class Validator {
   // A kLeaf frame's evaluation, made as OpenDirect would have made it, and the frame
   // kDirect. False when stopped.
   [[gnu::noinline]] bool Unleaf(Frame& f);
-  // A direct frame's one evaluation, of `node` on the opening container, pushed (no
-  // scope: direct frames are never in a set with dynamic scopes).
+  // A direct frame's one evaluation, of `node` on the opening container (no scope: direct
+  // frames are never in a set with dynamic scopes): its record, and the record pushed.
+  [[gnu::always_inline]] inline Eval DirectEval(uint32_t node, uint32_t owner, SlotKind kind,
+                                                bool valid, bool committed, bool is_map) const;
   [[gnu::always_inline]] inline void PushDirectEval(uint32_t node, uint32_t owner, SlotKind kind,
                                                     bool valid, bool committed, bool is_map);
+  // The fields of a direct frame (OpenDirect's, OpenShallow's) its mode and capture aside.
+  [[gnu::always_inline]] inline void FillDirect(Frame& f, const Node& n, uint32_t node, uint32_t e,
+                                                uint64_t offset, bool is_map);
   static constexpr size_t kReservedFrames = 16;  // frames_'s room from the start
   static constexpr size_t kReservedEvals = 64;   // evals_'s
   // A map's evaluations made from its single subschema's plan. False when stopped.
