@@ -505,19 +505,6 @@ struct ObjectPlan {
   uint32_t choice = kNone;
 };
 
-// What a map's first member tells of a union's branches: for a node whose only work is
-// one oneOf or anyOf (through branches that are such unions too, down to the other
-// branches, its leaves; at most 64), the leaves that can still pass.
-// - A closed leaf ("additionalProperties": false, no patternProperties) fails on a name
-//   outside its properties.
-// - A leaf that requires `value_name` and gives it a const or enum of strings alone
-//   fails when that member's value is another string.
-// A map due to such a node alone opens with no evaluation (Validator's Frame::kChoose)
-// and makes them at its first name (or that name's value, for value_name): the plan of
-// the leaves still live, whose union branches with no live leaf are not made. A branch not
-// made counts as failed, which these branches are, so the verdicts and the violations are
-// the ordinary way's, with fewer evaluations (GeoJSON's Feature | FeatureCollection |
-// Geometry, and Geometry's seven types, by "type"; citm's event | performance by name).
 // A few strings, each with the leaves it leaves live and their plans (UnionChoice), found
 // by a hash of the length and the first and last bytes in an open-addressing table of at
 // least twice their number: one compare, mostly.
@@ -554,6 +541,19 @@ struct ChoiceTable {
   }
 };
 
+// What a map's first member tells of a union's branches: for a node whose only work is
+// one oneOf or anyOf (through branches that are such unions too, down to the other
+// branches, its leaves; at most 64), the leaves that can still pass.
+// - A closed leaf ("additionalProperties": false, no patternProperties) fails on a name
+//   outside its properties.
+// - A leaf that requires `value_name` and gives it a const or enum of strings alone
+//   fails when that member's value is another string.
+// A map due to such a node alone opens with no evaluation (Validator's Frame::kChoose)
+// and makes them at its first name (or that name's value, for value_name): the plan of
+// the leaves still live, whose union branches with no live leaf are not made. A branch not
+// made counts as failed, which these branches are, so the verdicts and the violations are
+// the ordinary way's, with fewer evaluations (GeoJSON's Feature | FeatureCollection |
+// Geometry, and Geometry's seven types, by "type"; citm's event | performance by name).
 struct UnionChoice {
   uint64_t all = 0;     // every leaf
   uint64_t closed = 0;  // the closed leaves

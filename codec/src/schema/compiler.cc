@@ -1167,6 +1167,9 @@ class Compiler {
         if (std::find(req.begin(), req.end(), p.name) != req.end()) candidates[p.name] |= bit;
       }
     }
+    // (A table's slots hold 16-bit indexes: a union of more names or values than half of
+    // that is read the ordinary way.)
+    if (names.size() > 0x7fff) return;
     for (const auto& [name, mask] : candidates)
       if (std::popcount(mask) >= std::max(2, std::popcount(choice.valued) + 1))
         choice.value_name = name, choice.valued = mask;
@@ -1177,6 +1180,7 @@ class Compiler {
         if (p.name == choice.value_name)
           for (const std::string& t : out_->nodes[p.node].texts) values[t] |= uint64_t{1} << k;
     }
+    if (values.size() > 0x7fff) return;
     // The entries, each with the plans of its live leaves (made once per set).
     std::map<uint64_t, std::array<uint32_t, 2>> made;
     const size_t plans_before = out_->plans.size();
