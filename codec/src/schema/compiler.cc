@@ -248,9 +248,10 @@ class Compiler {
   size_t doc_count() const { return docs_.size(); }
   // Room for a node at every subschema the documents' indexing found (a node is made once
   // per value compiled, and most compiled values are such subschemas): the node table
-  // then grows in no copy, and a loaded set holds it as it was made. (Grown by doubling,
-  // twitter's 169 nodes of 512 bytes took 53 more fresh heap pages to load, each first
-  // touch a page fault: about 11 us on the benchmark machine.)
+  // then grows in no copy while compiling (the load's shrink_to_fit still copies it once
+  // when some indexed subschemas are never compiled). (Grown
+  // by doubling, twitter's nodes of 512 bytes took 53 more fresh heap pages to load, each
+  // first touch a page fault: about 11 us on the benchmark machine.)
   void ReserveNodes() {
     out_->nodes.reserve(positions_.size());
     sources_.reserve(positions_.size());
