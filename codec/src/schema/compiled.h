@@ -295,6 +295,11 @@ struct alignas(64) Node {
   // texts_only: the node's const or enum (not both) has strings alone, listed in texts as
   // they are (not canonical), for the inline check of a scalar_plain node.
   bool texts_only = false;
+  // A scalar union: anyOf or oneOf and no other keyword a scalar is judged by (no type,
+  // bounds, const, enum, format, allOf, not, if or reference): the nullable `{"anyOf":
+  // [{"type": "null"}, {"$ref": ...}]}`, a `oneOf` of a string or an array. Validator's
+  // UnionVerdict judges a scalar by its branches' inline checks, with no evaluation.
+  bool scalar_union = false;
   // The place of the first property declared (Member::kNoPlace: none).
   uint16_t first_member = 0xffff;  // (Member::kNoPlace, declared below)
   uint32_t pattern = kNone;        // Compiled::regexes

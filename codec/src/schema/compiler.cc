@@ -1377,6 +1377,10 @@ class Compiler {
     n->lone_keys = !(kw & Node::kKeyUneval) && (!(kw & Node::kKeyPatterns) || n->one_pattern);
     n->scalar_plain = !n->has_in_place && !(n->has & (Node::kMultipleOf | Node::kContent)) &&
                       (!(n->has & (Node::kConst | Node::kEnum)) || n->texts_only);
+    n->scalar_union = n->has == 0 && n->pattern == kNone && n->min_length == 0 &&
+                      n->max_length == kNoLimit && n->any_of.empty() != n->one_of.empty() &&
+                      n->all_of.empty() && n->not_ == kNone && n->if_ == kNone && n->ref == kNone &&
+                      n->dynamic_ref == kNone;
     SureBounds(n);
     const bool either = (n->has & (Node::kConst | Node::kEnum)) != 0 || !n->any_of.empty() ||
                         !n->one_of.empty() || n->not_ != kNone || n->if_ != kNone;

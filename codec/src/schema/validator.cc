@@ -1830,6 +1830,11 @@ bool Validator::EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool 
     if (PassesPlain(n, v, set_, format_assertion_)) return true;
     if (PlainExact(n, v, format_assertion_)) return false;
   }
+  // A scalar union: a failure that counts goes on, for its messages.
+  if (n.scalar_union) {
+    const int verdict = UnionVerdict(n, v);
+    if (verdict == 1 || (verdict == 0 && !committed)) return verdict == 1;
+  }
   bool ok = EvalScalarKeywords(n, v, committed);
   if (!ok && (!committed || stopped_)) return false;
   if (!n.has_in_place) return ok;
@@ -1890,6 +1895,39 @@ bool Validator::EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool 
     }
   }
   return ok;
+}
+
+int Validator::UnionVerdict(const Node& n, const Scalar& v) const {
+  // Each branch passes, fails, or needs its evaluation: true, false, a type that does not
+  // take the value (whatever else the branch has), a plain node's inline check when it is
+  // exact (PlainExact), or none of those.
+  const bool any = !n.any_of.empty();
+  int passes = 0;
+  for (uint32_t c : any ? n.any_of : n.one_of) {
+    const Node& b = nodes_[c];
+    int verdict;
+    if (b.kind != Node::kSchema) {
+      verdict = b.kind == Node::kTrue;
+    } else {
+      const bool integer = v.integral && (b.draft != Draft::k4 || !v.is_float);
+      const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
+      if ((b.has & Node::kType) && !(b.types & t))
+        verdict = 0;
+      else if (!b.scalar_plain)
+        return -1;
+      else if (PassesPlain(b, v, set_, format_assertion_))
+        verdict = 1;
+      else if (PlainExact(b, v, format_assertion_))
+        verdict = 0;
+      else
+        return -1;
+    }
+    if (verdict == 1) {
+      if (any) return 1;
+      if (++passes > 1) return 0;  // oneOf: two pass
+    }
+  }
+  return any ? 0 : passes;
 }
 
 bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committed) {

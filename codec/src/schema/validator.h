@@ -441,6 +441,9 @@ class Validator {
   // that one alone (a container of it opens a direct frame). Any other node gets a slot.
   [[gnu::noinline]] void UnevaluatedNoSlot(uint32_t e, uint32_t node, std::string_view key);
   bool EvalScalar(uint32_t node, const Scalar& v, uint32_t scope, bool committed);
+  // A Node::scalar_union's verdict on a scalar from its branches' inline checks: 1 passes,
+  // 0 fails, -1 when a branch needs its evaluation (the inline check does not settle it).
+  int UnionVerdict(const Node& n, const Scalar& v) const;
   bool EvalScalarKeywords(const Node& n, const Scalar& v, bool committed);
   // The Eval of `node` on the opening container, and those it applies in place
   // (ExpandInPlace). Inlined into OnBegin, where most containers get one Eval with nothing

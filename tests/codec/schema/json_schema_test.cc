@@ -836,6 +836,72 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
   EXPECT_GT(compared - refused, compared / 8);
 }
 
+// A scalar union (Node::scalar_union: anyOf or oneOf and no other keyword a scalar is
+// judged by) judges a scalar by its branches' inline checks, and evaluates it only when one
+// of them does not settle it. "allOf": [true] changes no verdict but makes it no union:
+// every instance must get the same violations either way, where the union is the
+// payload's schema, a member's (of an open and of a closed object), an item's, a branch's
+// or under not. The branches: plain ones (type, bounds, pattern, lengths, texts), true,
+// false, ones whose type takes no scalar, and ones no inline check settles (multipleOf,
+// a length past the bytes' bound); draft 4, where 1.0 is no integer.
+TEST(JsonSchema, ScalarUnionsJudgeAsEvaluationDoes) {
+  const std::vector<std::string> schemas = {
+      R"({"anyOf":[{"type":"null"},{"type":"string","pattern":"^[a-z]+$","maxLength":3}]})",
+      R"({"oneOf":[{"type":"string","minLength":1},{"type":"array"},{"type":"object","properties":{"a":{"type":"integer"}}}]})",
+      R"({"oneOf":[{"type":"integer"},{"type":"number","maximum":10}]})",
+      R"({"anyOf":[{"enum":["a","b"]},{"type":"string","pattern":"x"}]})",
+      R"({"$schema":"http://json-schema.org/draft-04/schema#","oneOf":[{"type":"integer"},{"type":"number","minimum":2}]})",
+      R"({"anyOf":[false,{"type":"boolean"},{"multipleOf":2}]})",
+      R"({"oneOf":[true,{"type":"null"},{"const":"a"}]})",
+      R"({"oneOf":[{"type":["string","null"],"minLength":2},{"type":"string","maxLength":1},{"not":{"type":"string"}}]})",
+      R"({"anyOf":[{"type":"null"},{"type":"string","minLength":2,"maxLength":3}]})",
+      R"({"oneOf":[{"type":["string","integer"],"minLength":2,"maximum":5},{"type":["string","number"],"maxLength":2,"minimum":1}]})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A}})", R"({"m":X,"n":1})"},
+      {R"({"properties":{"m":A},"additionalProperties":false})", R"({"m":X})"},
+      {R"({"items":A})", "[X,1]"},
+      {R"({"anyOf":[A,{"required":["zz"]}]})", "X"},
+      {R"({"oneOf":[A,{"type":"object"}]})", "X"},
+      {R"({"not":A})", "X"},
+  };
+  const std::vector<std::string> instances = {
+      "null",
+      "true",
+      "false",
+      "0",
+      "1",
+      "1.0",
+      "2",
+      "2.5",
+      "12",
+      "-3",
+      R"("")",
+      R"("a")",
+      R"("ab")",
+      R"("abcd")",
+      R"("\u00e9\u00e9")",
+      R"("\u00e9\u00e9\u00e9\u00e9")",
+      R"("x")",
+      R"("ax")",
+      "[]",
+      "{}",
+      R"({"a":1})",
+      R"({"a":"s"})",
+  };
+  auto all_of_true = [](const std::string& schema) {
+    std::string other = schema;
+    other.insert(other.size() - 1, R"(,"allOf":[true])");
+    return other;
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, all_of_true, Same, &compared, &refused);
+  EXPECT_EQ(compared, 10 * 7 * 22);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 4);
+}
+
 // A map whose evaluation's end is judged by names (required, dependentRequired, branches
 // that ask only for names, and how anyOf, oneOf, not and if combine them with branches that
 // were evaluated) passes by its node's end table when it can (Node::end_table,
