@@ -302,9 +302,9 @@ bool Validator::SpecialText(std::string_view s) {
   if (!frames_.empty() && frames_.back().expect_key) {
     // A tagged key read back (an IP address): its text lives in buffers the next tagged
     // item reuses, so the frame keeps a copy.
-    Frame& f = frames_.back();
-    f.key_store.assign(s);
-    return OnKey(f.key_store);
+    std::string& store = KeyStore();
+    store.assign(s);
+    return OnKey(store);
   }
   return TextValue(s);
 }
@@ -518,8 +518,9 @@ bool Validator::OnScalar(const Scalar& v) {
     if (f.expect_key) {
       if (v.type == kTypeNumber && v.num != Scalar::kDouble) {
         // An integer key is its decimal text (as the JSON writer prints it).
-        f.key_store = NumberText(v);
-        return OnKey(f.key_store);
+        std::string& store = KeyStore();
+        store = NumberText(v);
+        return OnKey(store);
       }
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
@@ -609,6 +610,7 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
   f.mode = Frame::kEach;
   f.child = kNone;
   f.capture = false;  // (a union's plan captures nothing)
+  SetLone(f);
   return Account();
 }
 
@@ -932,7 +934,7 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
         const Frame& f = frames_.back();
         std::string_view name = f.is_map ? key : std::string_view();
         extra_bytes_ += sizeof(std::pair<uint64_t, std::string_view>);
-        if (!name.empty() && name.data() == f.key_store.data()) [[unlikely]] {
+        if (InKeyStore(name)) [[unlikely]] {
           name = key_copies_.emplace_front(name);
           extra_bytes_ += sizeof(std::string) + name.size();
         }
@@ -1079,6 +1081,7 @@ bool Validator::OnBeginRest(bool is_map) {
   f.node = evals_.size() > f.evals_begin ? evals_[f.evals_begin].node : kNone;
   f.claims = is_map && f.node != kNone && nodes_[f.node].member_bits;
   f.claimed = 0;
+  if (is_map) SetLone(f);
   if (capture) OpenCapture(f);
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {

@@ -122,7 +122,7 @@ class Validator {
   struct Extra {
     std::vector<uint64_t> claims;  // children evaluated (bits)
     // Failed unevaluated* children: index, and a map's member name (a view of the reader's
-    // bytes, or of a copy in key_copies_ when the name was the frame's key_store).
+    // bytes, or of a copy in key_copies_ when the name was its frame's KeyStore).
     std::vector<std::pair<uint64_t, std::string_view>> uneval;
     std::vector<uint32_t> seen_more;  // watched names past the 64th
     bool claims_all = false;
@@ -220,9 +220,11 @@ class Validator {
     uint64_t claimed = 0;  // the bits of the names claimed so far
     // The current member's name (maps): a view of the reader's text, which stays in place
     // while its map is read (a reader keeps every key's bytes for the whole request), or of
-    // key_store for an integer key.
+    // the frame's KeyStore for an integer key or a tagged one.
     std::string_view key;
-    std::string key_store;
+    // Maps read the kEach way: whether the first evaluation takes a name as a direct
+    // frame's does (SetLone), so that a name no other evaluation may have work for is lone.
+    bool lone_names = false;
   };
   static_assert(sizeof(Frame) == 128, "a Frame's index is a shift");
 
@@ -297,13 +299,20 @@ class Validator {
            (f.rest_bits == ~uint64_t{0} || (f.rest_bits & NameBit(key)) != 0);
   }
   // Whether the name is a lone member of a kEach map (Frame::kLone): only the first
-  // evaluation has work for it (RestMay says no, or there is no other), and that
-  // evaluation takes a name as a direct frame's does: at most one subschema for the member
-  // (no patternProperties but a one_pattern one), and no record of it (no tracking).
-  bool Lone(const Frame& f, std::string_view key) const {
-    const Eval& ev = evals_[f.evals_begin];
-    if (RestMay(f, key) && &ev + 1 != evals_.data() + evals_.size()) return false;
-    return !ev.tracks && nodes_[f.node].lone_keys;
+  // evaluation has work for it (RestMay says no, or there is no other: SetLone), and that
+  // evaluation takes a name as a direct frame's does (Frame::lone_names).
+  static bool Lone(const Frame& f, std::string_view key) {
+    return f.lone_names && !RestMay(f, key);
+  }
+  // A kEach map's lone_names, once its evaluations are made: its first evaluation gives a
+  // member at most one subschema (no patternProperties but a one_pattern one) and keeps no
+  // record of it (no tracking). When that evaluation is the frame's only one, no name may
+  // have work past it: rest_lengths 0, so RestMay says no to every name. (The frame's
+  // evaluations stay as they are made while it is open: its children's come and go.)
+  void SetLone(Frame& f) {
+    const size_t evals = evals_.size() - f.evals_begin;
+    f.lone_names = evals != 0 && !evals_[f.evals_begin].tracks && nodes_[f.node].lone_keys;
+    if (evals == 1) f.rest_lengths = 0;
   }
   [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);
   // What both do with a watched name, a member additionalProperties refuses, and a name
@@ -603,20 +612,10 @@ class Validator {
     size_t capacity() const { return pool_.capacity(); }
 
    private:
-    // One more pooled frame. When the pool moves, a key that is a view of its own frame's
-    // key_store (an integer key's text, a tagged key's copy) is made again from the moved
-    // string: a short one lives inside the string and moves with it.
+    // One more pooled frame. (A key that is no view of the reader's bytes lives in
+    // key_stores_, which the pool's move leaves in place.)
     void Grow() {
-      if (pool_.size() < pool_.capacity()) {
-        pool_.emplace_back();
-        return;
-      }
-      std::vector<bool> own(depth_);
-      for (size_t i = 0; i < depth_; ++i)
-        own[i] = !pool_[i].key.empty() && pool_[i].key.data() == pool_[i].key_store.data();
       pool_.emplace_back();
-      for (size_t i = 0; i < depth_; ++i)
-        if (own[i]) pool_[i].key = pool_[i].key_store;
       Retop();
     }
     void Retop() { top_ = depth_ == 0 ? nullptr : pool_.data() + depth_ - 1; }
@@ -627,8 +626,25 @@ class Validator {
   FrameStack frames_;
   std::vector<Extra> extras_;
   uint32_t extras_used_ = 0;
+  // The text of the top frame's current name when it is no view of the reader's bytes (an
+  // integer key's decimal text, a tagged key's copy, which the next tagged item's buffers
+  // overwrite), one string a depth, made at its first use: rare, so kept out of the Frame.
+  // Each in its own allocation, so that growing the list moves no text a key views.
+  std::string& KeyStore() {
+    const size_t depth = frames_.size() - 1;
+    if (key_stores_.size() <= depth) key_stores_.resize(depth + 1);
+    if (!key_stores_[depth]) key_stores_[depth] = std::make_unique<std::string>();
+    return *key_stores_[depth];
+  }
+  // Whether a name is a view of the top frame's KeyStore.
+  bool InKeyStore(std::string_view name) const {
+    const size_t depth = frames_.size() - 1;
+    return depth < key_stores_.size() && key_stores_[depth] && !name.empty() &&
+           name.data() == key_stores_[depth]->data();
+  }
+  std::vector<std::unique_ptr<std::string>> key_stores_;
   // Copies of member names that Extra::uneval records and that were no reader's bytes (an
-  // integer key's text, a tagged key): a frame's key_store is rewritten at its next name.
+  // integer key's text, a tagged key): a frame's KeyStore is rewritten at its next name.
   std::forward_list<std::string> key_copies_;  // (empty: no allocation, unlike a deque)
   std::vector<uint64_t> marks_;
   std::string canon_;
