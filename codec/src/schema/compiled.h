@@ -331,6 +331,10 @@ struct alignas(64) Node {
     // kNoBit: past the first 64 members, or a name that looks like an integer (the reader
     // compares "12" with an integer key 12, so it keeps its own check of such names).
     uint8_t bit;
+    // Validator::DirectKey's common case takes this member: it has a subschema, it is
+    // watched among the first 64 names or not at all, and its node has no work for a name
+    // but members and additionalProperties (key_work). (In what was padding.)
+    bool direct = false;
     // The place of the property declared after this one (`properties` in document order),
     // kNoPlace for the last, for a watched name that is no property, and in a table past
     // 65,535 places: the name a direct frame expects next (FindMemberFrom).
@@ -339,6 +343,7 @@ struct alignas(64) Node {
     static constexpr uint32_t kEmpty = ~uint32_t{0};
     static constexpr uint16_t kNoPlace = 0xffff;
   };
+  static_assert(sizeof(Member) == 32, "a member table entry is 32 bytes");
   std::vector<Member> member_table;    // a power of two in size
   std::vector<uint32_t> prefix_items;  // prefixItems, or items as an array (drafts < 2020-12)
   double minimum = 0, maximum = 0;

@@ -1374,6 +1374,10 @@ class Compiler {
     if (n->unevaluated_properties != kNone) kw |= Node::kKeyUneval;
     if (n->property_names != kNone) kw |= Node::kKeyNames;
     n->key_work = kw;
+    const bool names_direct = (kw & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0;
+    for (Node::Member& m : n->member_table)
+      m.direct = names_direct && m.size != Node::Member::kEmpty && m.property != kNone &&
+                 (m.watch < 64 || m.watch == kNone);
     n->lone_keys = !(kw & Node::kKeyUneval) && (!(kw & Node::kKeyPatterns) || n->one_pattern);
     n->scalar_plain = !n->has_in_place && !(n->has & (Node::kMultipleOf | Node::kContent)) &&
                       (!(n->has & (Node::kConst | Node::kEnum)) || n->texts_only);

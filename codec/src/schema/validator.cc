@@ -692,7 +692,8 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   // The commonest case, in few registers (two saved, no call): the name is the member the
   // frame expects next (Node::FindMemberFrom), of at most 32 bytes (so its compare needs
   // no memcmp), with a subschema, watched among the first 64 names or not at all, in a
-  // node with no work for names but members and additionalProperties. Payloads list an
+  // node with no work for names but members and additionalProperties (Member::direct, one
+  // byte settled at load). Payloads list an
   // object's members in its schema's order: 105,467 of twitter's 120,173 names here and
   // 53,047 of citm's 53,719 are found so (1,000 records). Every other name goes on to
   // DirectKeyFind, whose hash probe and name compare of any length save six registers.
@@ -702,11 +703,8 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
     const MemberKey k = MemberKeyOf(key);
     const Node::Member& m = n.member_table[at];
     Eval& ev = evals_[f.evals_begin];
-    if (m.a == k.a && m.b == k.b && m.size == key.size() &&
-        (key.size() <= 16 || SameBytes(key, n.member_names[at])) && m.property != kNone &&
-        (m.watch < 64 || m.watch == kNone) &&
-        (n.key_work & ~(Node::kKeyMembers | Node::kKeyAdditional)) == 0 &&
-        (ev.valid || ev.committed)) {
+    if (m.a == k.a && m.b == k.b && m.size == key.size() && m.direct &&
+        (key.size() <= 16 || SameBytes(key, n.member_names[at])) && (ev.valid || ev.committed)) {
       f.expect = m.next;
       f.key_bit = m.bit;
       f.child = m.property;
@@ -730,8 +728,7 @@ bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
     // (DirectKey compared a name of up to 32 bytes with the expected member: the table.)
     const uint16_t expect = key.size() <= 32 ? Node::Member::kNoPlace : f.expect;
     const Node::Member* member = n.FindMemberFrom(expect, key, MemberKeyOf(key));
-    if (member != nullptr && member->property != kNone &&
-        (member->watch < 64 || member->watch == kNone)) {
+    if (member != nullptr && member->direct) {
       f.expect = member->next;
       f.key_bit = member->bit;
       f.child = member->property;

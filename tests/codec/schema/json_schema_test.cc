@@ -1106,6 +1106,59 @@ TEST(JsonSchema, IntegerKeysKeepTheirTextPastManyOpenMaps) {
   EXPECT_EQ(s.path, path);
 }
 
+// A direct frame takes the member it expects next with no lookup only when nothing else
+// judges that name (Node::Member::direct): not when its node has propertyNames, and not
+// for a name watched past the 64th (its record is Extra::seen_more, not a bit). Each
+// schema at the top, as a member and as an item, with its members in declared order.
+TEST(JsonSchema, DirectFramesJudgeEveryNameTheirMembersTake) {
+  std::string wide = R"({"properties":{)", required, all, missing;
+  for (int i = 0; i < 70; ++i) {
+    std::string name = "p";  // (appended: GCC 12 warns, wrongly, of "..." + std::string)
+    name += std::to_string(i);
+    wide.append(i ? ",\"" : "\"").append(name).append("\":{\"type\":\"integer\"}");
+    required.append(i ? ",\"" : "\"").append(name).append("\"");
+    all.append(i ? ",\"" : "\"").append(name).append("\":1");
+    if (i != 66) missing.append(missing.empty() ? "\"" : ",\"").append(name).append("\":1");
+  }
+  wide.append("},\"required\":[").append(required).append("],\"additionalProperties\":false}");
+  struct Case {
+    std::string schema, instance;
+    bool ok;
+    std::string message;  // (a refusal's, found in the first violation's)
+  };
+  const std::vector<Case> cases = {
+      {R"({"properties":{"a":{},"long":{"type":"integer"}},"propertyNames":{"maxLength":2}})",
+       R"({"a":1,"long":2})", false, "propertyNames"},
+      {R"({"properties":{"a":{},"long":{"type":"integer"}},"propertyNames":{"maxLength":2}})",
+       R"({"a":1})", true, ""},
+      {wide, "{" + all + "}", true, ""},
+      {wide, "{" + missing + "}", false, "missing required property \"p66\""},
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A},"additionalProperties":false})", R"({"m":X})"},
+      {R"({"items":A})", "[X]"},
+  };
+  int checked = 0;
+  for (const Case& c : cases) {
+    for (const auto& [context, place] : contexts) {
+      std::string schema = context, instance = place;
+      schema.replace(schema.find('A'), 1, c.schema);
+      instance.replace(instance.find('X'), 1, c.instance);
+      auto set = One(schema);
+      ASSERT_TRUE(set) << schema;
+      const Status s = Check(*set, Format::kJson, instance);
+      SCOPED_TRACE(schema + " " + instance);
+      EXPECT_EQ(s.ok(), c.ok) << s.message;
+      if (!c.ok) {
+        EXPECT_NE(s.message.find(c.message), std::string::npos) << s.message;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4 * 3);
+}
+
 TEST(JsonSchema, MemberNamesOfEveryLengthAreFoundWhole) {
   // A member name is looked up by its length and its first and last 8 bytes, which are the
   // whole name up to 16 bytes; a longer one is compared whole. Names of 0 to 40 bytes, each
