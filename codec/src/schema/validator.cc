@@ -1,5 +1,6 @@
 #include "schema/validator.h"
 
+#include <immintrin.h>
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -19,12 +20,21 @@ namespace rosetta::codec::schema {
 namespace {
 
 // Code points of valid UTF-8: its bytes less its continuation bytes (10xxxxxx), counted
-// eight at a time (a byte's top bit set and the next bit clear), then one at a time.
+// 32 at a time (AVX2: the bytes whose top two bits are 10, a mask of them, its popcount),
+// then eight at a time (a byte's top bit set and the next bit clear), then one at a time.
 uint64_t CodePoints(std::string_view s) {
   const char* p = s.data();
   const size_t size = s.size();
   uint64_t continuation = 0;
   size_t i = 0;
+  const __m256i top = _mm256_set1_epi8(static_cast<char>(0xC0));
+  const __m256i follow = _mm256_set1_epi8(static_cast<char>(0x80));
+  for (; size - i >= 32; i += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    const __m256i is = _mm256_cmpeq_epi8(_mm256_and_si256(v, top), follow);
+    continuation +=
+        static_cast<uint64_t>(std::popcount(static_cast<uint32_t>(_mm256_movemask_epi8(is))));
+  }
   for (; size - i >= 8; i += 8) {
     uint64_t w;
     std::memcpy(&w, p + i, 8);
