@@ -423,6 +423,13 @@ template <class T>
   return n.pattern == kNone || set.Search(n.pattern, s);
 }
 
+// The type bits a scalar has under a node of draft d: a number's kTypeInteger too when it is
+// integral (draft 4 counts 1.0 as a number only: it was written as a float).
+inline uint8_t TypeBits(const Validator::Scalar& v, Draft d) {
+  const bool integer = v.integral && (d != Draft::k4 || !v.is_float);
+  return v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
+}
+
 // Whether a scalar passes a scalar_plain node: the checks EvalScalarKeywords makes, with
 // no message. False sends the scalar the whole way (which finds the same verdict and, when
 // it counts, says why); so does a length the bytes cannot settle, and an asserted format.
@@ -430,8 +437,7 @@ template <class T>
 // much as the checks.
 [[gnu::always_inline]] inline bool PassesPlain(const Node& n, const Validator::Scalar& v,
                                                const Compiled& set, bool format_assertion) {
-  const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
-  const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
+  const uint8_t t = TypeBits(v, n.draft);
   if (!(n.plain_types & t)) return false;  // (a texts_only node: strings alone)
   if (v.type == kTypeNumber) {
     if (!(n.has & Node::kNumeric)) return true;
@@ -1919,9 +1925,7 @@ int Validator::UnionVerdict(const Node& n, const Scalar& v) const {
     if (b.kind != Node::kSchema) {
       verdict = b.kind == Node::kTrue;
     } else {
-      const bool integer = v.integral && (b.draft != Draft::k4 || !v.is_float);
-      const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
-      if ((b.has & Node::kType) && !(b.types & t))
+      if ((b.has & Node::kType) && !(b.types & TypeBits(v, b.draft)))
         verdict = 0;
       else if (!b.scalar_plain)
         return -1;
@@ -1947,9 +1951,7 @@ bool Validator::EvalScalarKeywords(const Node& n, const Scalar& v, bool committe
     if (committed) Violation(n, keyword, item_offset_, frames_.size(), message);
   };
   if (n.has & Node::kType) {
-    // Draft 4 counts 1.0 as a number only (it was written as a float).
-    const bool integer = v.integral && (n.draft != Draft::k4 || !v.is_float);
-    const uint8_t t = v.type | (v.type == kTypeNumber && integer ? kTypeInteger : 0);
+    const uint8_t t = TypeBits(v, n.draft);
     if (!(n.types & t))
       fail("type", [&] { return Shown(v) + " is not of type " + TypeNames(n.types); });
     if (!ok && !committed) return false;
