@@ -185,8 +185,39 @@ struct NodeRare {
   std::string const_value;               // canonical form (canonical.h)
   std::vector<std::string> enum_values;  // canonical forms
   std::string format_name;               // only for a format FormatId knows
+  // if / then / else judged in a direct frame (docs/schema.md, "Conditionals by member"):
+  // each branch present is name_judged or member-judged: `properties` whose subschemas
+  // judge a container by its type alone, `required`, nothing else. Bit p of cond_parts
+  // (0 if, 1 then, 2 else): that branch is member-judged, passing when no member failed
+  // its property subschema (EvalRecord::cond) and the watched names of cond_required[p]
+  // are all present.
+  bool cond_direct = false;
+  uint8_t cond_parts = 0;
+  uint64_t cond_required[3] = {};
+  // In the member table of a cond_direct node, a member a member-judged branch has a
+  // subschema for gets a copy of its own subschema (Node::kCondMember) that holds
+  // cond_base, that subschema, and cond_checks: each branch's bit and its subschema for
+  // the member.
+  uint32_t cond_base = ~uint32_t{0};
+  std::vector<std::pair<uint8_t, uint32_t>> cond_checks;
 };
 inline const NodeRare kNoRare{};
+// A Node's NodeRare: a unique_ptr that a copy of the node copies (Compiler's cond
+// members are copies of a node).
+struct RarePtr : std::unique_ptr<NodeRare> {
+  RarePtr() = default;
+  RarePtr(RarePtr&&) = default;
+  RarePtr& operator=(RarePtr&&) = default;
+  RarePtr(const RarePtr& o) : std::unique_ptr<NodeRare>(o ? new NodeRare(*o) : nullptr) {}
+  RarePtr& operator=(const RarePtr& o) {
+    reset(o ? new NodeRare(*o) : nullptr);
+    return *this;
+  }
+  RarePtr& operator=(std::unique_ptr<NodeRare>&& p) {
+    std::unique_ptr<NodeRare>::operator=(std::move(p));
+    return *this;
+  }
+};
 
 // One compiled subschema. Keywords absent from it keep their defaults (no constraint);
 // the evaluator checks only what `has` says is present. 512 bytes, cache-line aligned: a
@@ -206,6 +237,9 @@ struct alignas(64) Node {
     kContains = 1u << 9,
     kFormat = 1u << 10,
     kContent = 1u << 11,
+    // A copy of a member's subschema made for a cond_direct node (NodeRare::cond_base):
+    // its scalars and containers are judged by Validator::CondChild / CondContainer.
+    kCondMember = 1u << 12,
     kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
   };
   // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.
@@ -367,7 +401,7 @@ struct alignas(64) Node {
   uint64_t end_table = 0;
   // format_name, const, enum, dependentRequired, dependentSchemas and patternProperties
   // (kNoRare: none).
-  std::unique_ptr<NodeRare> rare_;
+  RarePtr rare_;
   uint64_t max_items = kNoLimit;
 
   double exclusive_minimum = 0, exclusive_maximum = 0;
@@ -484,6 +518,9 @@ static_assert(sizeof(EvalHead) == 32);
 // 64 bytes (56 of fields), so that an index is a shift, not a multiply by 56.
 struct alignas(64) EvalRecord : EvalHead {
   uint32_t extra;  // extras_ index, kNone when it tracks nothing
+  // A direct frame's evaluation of a NodeRare::cond_direct node: bit p, a member failed
+  // the subschema branch p (0 if, 1 then, 2 else) has for it. (In what was padding.)
+  uint8_t cond;
   uint64_t contains;
   uint64_t seen;  // watched names present (first 64)
 };

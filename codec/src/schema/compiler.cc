@@ -187,6 +187,8 @@ class Compiler {
                                    NameTest(i, &names, &test);
     }
     for (Node& n : out_->nodes) NameTests(&n);
+    if (!out_->uses_dynamic_scope)
+      for (uint32_t i = 0; i < out_->nodes.size(); ++i) CondParts(i);
     for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
       BuildMembers(i);
       OnePattern(i);
@@ -207,6 +209,7 @@ class Compiler {
         }
       }
       for (uint32_t i = 0; i < out_->nodes.size(); ++i) MakeChoice(i);
+      MakeCondMembers();
     }
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location_size + n.watched.size() * 32 +
@@ -1456,15 +1459,129 @@ class Compiler {
     n->has_end_table = true;
   }
 
+  // NodeRare::cond_direct: a node whose only in-place keywords are if / then / else, each
+  // branch name_judged or member-judged (MemberJudged), one at least member-judged, and
+  // the names the member-judged ones require among the first 64 watched (added to them).
+  void CondParts(uint32_t i) {
+    Node& n = out_->nodes[i];
+    if (n.kind != Node::kSchema || n.if_ == kNone || n.ref != kNone || n.dynamic_ref != kNone ||
+        n.dynamic_name != kNone || !n.all_of.empty() || !n.any_of.empty() || !n.one_of.empty() ||
+        n.not_ != kNone || !n.rare().dependent_schemas.empty() || n.tracks_evaluated ||
+        (n.has & (Node::kConst | Node::kEnum)))
+      return;
+    const uint32_t branch[3] = {n.if_, n.then_, n.else_};
+    uint8_t parts = 0;
+    for (int p = 0; p < 3; ++p) {
+      if (branch[p] == kNone || out_->nodes[branch[p]].name_judged) continue;
+      if (!MemberJudged(branch[p], i)) return;
+      parts |= static_cast<uint8_t>(1u << p);
+    }
+    if (parts == 0) return;
+    std::vector<std::string> added;
+    uint64_t required[3] = {};
+    for (int p = 0; p < 3; ++p) {
+      if (!(parts >> p & 1)) continue;
+      for (const std::string& name : sources_[branch[p]].required) {
+        auto it = std::find(n.watched.begin(), n.watched.end(), name);
+        size_t w = static_cast<size_t>(it - n.watched.begin());
+        if (it == n.watched.end()) {
+          auto a = std::find(added.begin(), added.end(), name);
+          w = n.watched.size() + static_cast<size_t>(a - added.begin());
+          if (a == added.end()) added.push_back(name);
+        }
+        if (w >= 64) return;
+        required[p] |= uint64_t{1} << w;
+      }
+    }
+    for (std::string& name : added) n.watched.push_back(std::move(name));
+    NodeRare& r = n.rare_mut();
+    r.cond_direct = true;
+    r.cond_parts = parts;
+    for (int p = 0; p < 3; ++p) r.cond_required[p] = required[p];
+  }
+  // A branch that on an object checks `required` and `properties` alone, each property one
+  // of its parent's whose subschema judges a container by its type alone (no keyword that
+  // looks into one, no in-place keyword, const or enum): its verdict follows from the
+  // names present and each member's verdicts, with no evaluation of its own.
+  bool MemberJudged(uint32_t c, uint32_t parent) const {
+    const Node& b = out_->nodes[c];
+    if (b.kind != Node::kSchema || (b.has & ~uint32_t{Node::kType}) != 0 ||
+        ((b.has & Node::kType) && !(b.types & kTypeObject)) || b.has_in_place ||
+        b.tracks_evaluated || !b.rare().pattern_properties.empty() ||
+        !b.rare().dependent_required.empty() || b.additional_properties != kNone ||
+        b.property_names != kNone || b.min_properties != 0 || b.max_properties != kNoLimit ||
+        b.unevaluated_properties != kNone || b.dynamic_ref != kNone)
+      return false;
+    const std::vector<Property>& own = sources_[parent].properties;
+    for (const Property& p : sources_[c].properties) {
+      if (std::none_of(own.begin(), own.end(), [&](const Property& o) { return o.name == p.name; }))
+        return false;
+      const Node& v = out_->nodes[p.node];
+      if (v.kind == Node::kSchema &&
+          (v.has_in_place || v.has_object_work || v.has_array_work || v.tracks_evaluated ||
+           (v.has & (Node::kConst | Node::kEnum | Node::kUniqueItems | Node::kContains))))
+        return false;
+    }
+    return true;
+  }
+  // For each cond_direct node that is a direct_map, each member a member-judged branch has
+  // a subschema for: a copy of the member's own subschema (Node::kCondMember) in its
+  // member table, holding the branches' subschemas for it (NodeRare::cond_checks). The
+  // copy passes nothing by the inline checks and opens no direct frame, so a direct
+  // frame's member goes to Validator::CondChild / CondContainer; elsewhere it is judged as
+  // its original.
+  void MakeCondMembers() {
+    std::vector<Node>& nodes = out_->nodes;
+    const size_t count = nodes.size();
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!nodes[i].rare().cond_direct || !nodes[i].direct_map) continue;
+      const uint32_t branch[3] = {nodes[i].if_, nodes[i].then_, nodes[i].else_};
+      std::vector<std::pair<std::string, std::vector<std::pair<uint8_t, uint32_t>>>> by_name;
+      for (int p = 0; p < 3; ++p) {
+        if (!(nodes[i].rare().cond_parts >> p & 1)) continue;
+        for (const Property& prop : sources_[branch[p]].properties) {
+          auto it = std::find_if(by_name.begin(), by_name.end(),
+                                 [&](const auto& e) { return e.first == prop.name; });
+          if (it == by_name.end()) it = by_name.insert(by_name.end(), {prop.name, {}});
+          it->second.emplace_back(static_cast<uint8_t>(1u << p), prop.node);
+        }
+      }
+      for (auto& [name, checks] : by_name) {
+        const Node::Member* m = nodes[i].FindMember(name, MemberKeyOf(name));
+        const size_t at = static_cast<size_t>(m - nodes[i].member_table.data());
+        const uint32_t base = m->property;  // (a property of the node: MemberJudged)
+        Node copy = nodes[base];
+        copy.has |= Node::kCondMember;
+        copy.scalar_plain = false;
+        copy.plain_types = 0;
+        copy.scalar_union = false;
+        copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
+        NodeRare& r = copy.rare_mut();
+        r.cond_base = base;
+        r.cond_checks = std::move(checks);
+        nodes.push_back(std::move(copy));
+        nodes[i].member_table[at].property = static_cast<uint32_t>(nodes.size() - 1);
+      }
+    }
+  }
+
   // Node::direct_map and direct_array.
   static void DirectFlags(Node* n) {
     if (n->kind == Node::kTrue) {
       n->direct_map = n->direct_array = true;
       return;
     }
-    if (n->kind != Node::kSchema || n->has_in_place || n->tracks_evaluated ||
+    const bool cond = n->rare().cond_direct;  // (in place: if, then, else alone; CondParts)
+    if (n->kind != Node::kSchema || (n->has_in_place && !cond) || n->tracks_evaluated ||
         (n->has & (Node::kConst | Node::kEnum)))
       return;
+    if (cond) {
+      // A map only (the branches of an array are made as ever), and its end always
+      // finalized: the branches' verdicts are Finalize's.
+      n->direct_map = (n->rare().pattern_properties.empty() || n->one_pattern) &&
+                      n->unevaluated_properties == kNone;
+      return;
+    }
     // (uniqueItems: a direct array frame captures its items; a map has no use for it.)
     n->direct_map = (n->rare().pattern_properties.empty() || n->one_pattern) &&
                     n->unevaluated_properties == kNone;

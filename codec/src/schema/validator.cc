@@ -883,7 +883,9 @@ bool Validator::ScalarChild(Frame& f, const Scalar& v, uint64_t offset) {
     const Node& item = nodes_[c];
     if (!(item.scalar_plain && PassesPlain(item, v, set_, format_assertion_))) {
       const Eval& ev = evals_[f.evals_begin];
-      if (ev.valid || ev.committed) {
+      if (item.has & Node::kCondMember) [[unlikely]] {
+        if ((ev.valid || ev.committed) && !CondChild(f, item, v)) return false;
+      } else if (ev.valid || ev.committed) {
         const bool ok = EvalScalar(c, v, ev.scope, ev.committed);
         if (stopped_) return false;
         if (!ok) evals_[f.evals_begin].valid = false;
@@ -893,6 +895,41 @@ bool Validator::ScalarChild(Frame& f, const Scalar& v, uint64_t offset) {
   ++f.count;
   if (f.is_map) f.expect_key = true;
   return AccountExtras();
+}
+
+bool Validator::CondChild(Frame& f, const Node& item, const Scalar& v) {
+  const NodeRare& r = item.rare();
+  const uint32_t base = r.cond_base;
+  const Node& b = nodes_[base];
+  if (!(b.scalar_plain && PassesPlain(b, v, set_, format_assertion_))) {
+    const Eval& ev = evals_[f.evals_begin];
+    const bool ok = EvalScalar(base, v, ev.scope, ev.committed);
+    if (stopped_) return false;
+    if (!ok) evals_[f.evals_begin].valid = false;
+  }
+  if (!IsDirect(f)) return true;  // (the kEach frame's evaluations judge the branches)
+  for (const auto& [bit, node] : r.cond_checks) {
+    if (evals_[f.evals_begin].cond & bit) continue;
+    const Node& c = nodes_[node];
+    const bool ok = (c.scalar_plain && PassesPlain(c, v, set_, format_assertion_)) ||
+                    EvalScalar(node, v, evals_[f.evals_begin].scope, false);
+    if (!ok) evals_[f.evals_begin].cond |= bit;
+  }
+  return true;
+}
+
+uint32_t Validator::CondContainer(const Frame& p, const Node& item, bool is_map) {
+  const NodeRare& r = item.rare();
+  if (IsDirect(p)) {
+    for (const auto& [bit, node] : r.cond_checks) {
+      const Node& c = nodes_[node];
+      const bool ok = c.kind == Node::kTrue ||
+                      (c.kind == Node::kSchema &&
+                       (!(c.has & Node::kType) || (c.types & (is_map ? kTypeObject : kTypeArray))));
+      if (!ok) evals_[p.evals_begin].cond |= bit;
+    }
+  }
+  return r.cond_base;
 }
 
 void Validator::MakeItemSlots(Frame& f) {
@@ -989,9 +1026,11 @@ bool Validator::OnBeginRest(bool is_map) {
       // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured, or
       // kPending's, captured from this first item on.)
       const Eval& pe = evals_[p.evals_begin];
-      const uint32_t c = !pe.valid && !pe.committed ? kNone
-                         : p.is_map                 ? p.child
-                                                    : ItemNode(nodes_[p.node], p.count);
+      uint32_t c = !pe.valid && !pe.committed ? kNone
+                   : p.is_map                 ? p.child
+                                              : ItemNode(nodes_[p.node], p.count);
+      if (c != kNone && (nodes_[c].has & Node::kCondMember)) [[unlikely]]
+        c = CondContainer(p, nodes_[c], is_map);
       if (c != kNone) {
         if (Direct(nodes_[c], is_map)) {
           if (p.capture) marks_.push_back(canon_.size());
@@ -1111,6 +1150,7 @@ inline Validator::Eval Validator::DirectEval(uint32_t node, uint32_t owner, Slot
       {node, kNone, e + 1, 0, kAll, kind, valid, committed, false,
        n.kind == Node::kSchema && (is_map ? n.end_object_work : n.end_array_work), false, owner, 0},
       kNone,
+      0,
       0,
       0};
 }
@@ -1293,6 +1333,7 @@ void Validator::CreateEval(uint32_t node, uint32_t parent, Role role, uint32_t r
                          false, false, owner, scope},
                         kNone,
                         0,
+                        0,
                         0});
   if (n.kind == Node::kFalse) {
     evals_[e].valid = false;
@@ -1365,6 +1406,7 @@ bool Validator::MakePlanned(const ObjectPlan& plan, const Slot& s) {
     out[i].parent += base;
     out[i].subtree_end += base;
     out[i].extra = kNone;
+    out[i].cond = 0;
     out[i].contains = 0;
     out[i].seen = 0;
   }
@@ -1667,6 +1709,16 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
         if (n.then_ != kNone && nodes_[n.then_].name_judged) then_ok = judge();
         if (n.else_ != kNone && nodes_[n.else_].name_judged) else_ok = judge();
       }
+    }
+    if (rare.cond_direct && IsDirect(f)) {
+      // The member-judged branches, which a direct frame does not make (CondChild).
+      const Eval& ev = evals_[e];
+      auto part = [&](int p) {
+        return !(ev.cond >> p & 1) && (ev.seen & rare.cond_required[p]) == rare.cond_required[p];
+      };
+      if (rare.cond_parts & 1) if_ok = part(0);
+      if (rare.cond_parts & 2) then_ok = part(1);
+      if (rare.cond_parts & 4) else_ok = part(2);
     }
   } else {
     if (f.count < n.min_items)

@@ -252,6 +252,20 @@ class Validator {
   }
   // A scalar child of a direct frame (Frame::kDirect), read at `offset`.
   [[gnu::always_inline]] inline bool ScalarChild(Frame& f, const Scalar& v, uint64_t offset);
+  // Whether a map frame's one evaluation is its node's direct one (a kDirect or kCaptured
+  // frame), not the first of a kEach frame's (a kLone member).
+  static bool IsDirect(const Frame& f) {
+    return f.mode == Frame::kDirect || f.mode == Frame::kCaptured;
+  }
+  // A scalar member of a direct frame whose subschema `item` is a Node::kCondMember copy
+  // (NodeRare::cond_direct, its evaluation live): judged by the member's own subschema as
+  // ScalarChild would, then, in a direct frame, by each member-judged branch's subschema
+  // for it, a failure recorded in the evaluation's EvalRecord::cond.
+  [[gnu::noinline]] bool CondChild(Frame& f, const Node& item, const Scalar& v);
+  // The same for a container member (OnBeginRest): the branches' subschemas judge it by its
+  // type (as NodeRare::cond_direct has them); the member's own subschema, returned, opens
+  // its frame.
+  [[gnu::noinline]] uint32_t CondContainer(const Frame& p, const Node& item, bool is_map);
   static constexpr size_t kMaxExactPower10 = 22;  // 10^22 is the last power of 10 a double holds
   static constexpr double kExactPowersOf10[kMaxExactPower10 + 1] = {
       1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,

@@ -902,6 +902,67 @@ TEST(JsonSchema, ScalarUnionsJudgeAsEvaluationDoes) {
   EXPECT_GT(compared - refused, compared / 4);
 }
 
+// A node whose only in-place keywords are if / then / else, with branches that check only
+// the names present and their members' own subschemas (NodeRare::cond_direct), is read as
+// a direct frame: each member one of those branches has a subschema for is judged by it
+// as it arrives (Validator::CondChild, CondContainer), and Finalize combines the
+// verdicts. `"allOf": [true]` takes that away with no change of meaning (the branches are
+// then evaluated side by side): every instance must get the same violations either way,
+// with its members in either order, where the node is the payload's, a member's, an
+// item's, a captured item's (uniqueItems), or one of a kEach frame's evaluations.
+TEST(JsonSchema, ConditionalsByMemberJudgeAsEvaluationDoes) {
+  const std::vector<std::string> schemas = {
+      // (The benchmark's twitter user and status.)
+      R"({"properties":{"a":{"type":["integer","null"],"minimum":-5},"b":{"type":["string","null"],"minLength":1}},"if":{"properties":{"a":{"type":"null"}}},"then":{"properties":{"b":{"type":"null"}}},"else":{"properties":{"b":{"type":"string"}}}})",
+      R"({"properties":{"a":{"type":["integer","null"]},"b":{"type":["string","null"]},"c":{}},"required":["a"],"if":{"properties":{"a":{"type":"integer"}},"required":["a"]},"then":{"required":["b","c"],"properties":{"b":{"type":"string"},"c":{"type":"integer"}}},"additionalProperties":false})",
+      // A name_judged else beside member-judged branches.
+      R"({"properties":{"a":{},"b":{"maxLength":2}},"if":{"properties":{"a":{"type":"string","pattern":"^x"}}},"then":{"properties":{"b":{"type":"string"}}},"else":{"required":["b"]}})",
+      // false and container types in the branches; a required name no property watches.
+      R"({"properties":{"a":{},"b":{}},"if":{"properties":{"a":false}},"then":{"properties":{"b":{"type":"object"}}},"else":{"properties":{"b":{"type":["array","null"]}},"required":["a","zz"]}})",
+      R"({"type":"object","properties":{"a":{"type":"string"},"b":true},"if":{"type":"object","properties":{"a":{"format":"date","maxLength":3}}},"then":{"properties":{"b":{"type":"integer","multipleOf":2}}}})",
+      R"({"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"type":"integer"},"b":{}},"if":{"properties":{"a":{"minimum":3}}},"then":{"properties":{"b":{"type":"string"}}},"else":{"properties":{"b":{"type":"number"}}}})",
+      R"({"properties":{"a":{"type":"object","properties":{"k":{"type":"string"}}},"b":{"type":"array","items":{"type":"integer"}}},"if":{"properties":{"a":{"type":"object"},"b":{"type":"array"}}},"then":{"properties":{"a":{"type":["object","array"]}}},"else":{"properties":{"b":{"type":"string"}}},"minProperties":1})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A}})", R"({"m":X,"n":1})"},
+      {R"({"items":A})", "[X,{}]"},
+      {R"({"type":"array","uniqueItems":true,"items":A})", "[{},X]"},
+      {R"({"allOf":[A,{"required":[]}]})", "X"},
+      {R"({"anyOf":[A,{"required":["zz"]}]})", "X"},
+  };
+  const std::vector<std::string> values = {"",       "null",  "1",         "-7",   "2.5",
+                                           R"("s")", R"("")", R"("x1")",   "true", "[]",
+                                           "{}",     "[1]",   R"({"k":1})"};
+  std::vector<std::string> instances = {"1", "null", "[]", R"("s")", "{}"};
+  // An object of the members given (name, value; an empty value: absent), in that order.
+  auto object = [](const std::vector<std::pair<std::string, std::string>>& members) {
+    std::string out = "{";
+    for (const auto& [name, value] : members) {
+      if (value.empty()) continue;
+      if (out.size() > 1) out.append(",");
+      out.append("\"").append(name).append("\":").append(value);
+    }
+    return out.append("}");
+  };
+  for (const std::string& a : values) {
+    for (const std::string& b : values) {
+      instances.push_back(object({{"a", a}, {"b", b}}));
+      if (!a.empty() && !b.empty()) instances.push_back(object({{"b", b}, {"a", a}, {"c", "3"}}));
+    }
+  }
+  auto all_of_true = [](const std::string& schema) {
+    std::string other = schema;
+    other.insert(other.size() - 1, R"(,"allOf":[true])");
+    return other;
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, all_of_true, Same, &compared, &refused);
+  EXPECT_EQ(compared, 7 * 6 * (5 + 13 * 13 + 12 * 12));
+  EXPECT_GT(refused, compared / 2);
+  EXPECT_GT(compared - refused, compared / 10);
+}
+
 // A map whose evaluation's end is judged by names (required, dependentRequired, branches
 // that ask only for names, and how anyOf, oneOf, not and if combine them with branches that
 // were evaluated) passes by its node's end table when it can (Node::end_table,
