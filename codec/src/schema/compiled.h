@@ -240,6 +240,11 @@ struct alignas(64) Node {
     // A copy of a member's subschema made for a cond_direct node (NodeRare::cond_base):
     // its scalars and containers are judged by Validator::CondChild / CondContainer.
     kCondMember = 1u << 12,
+    // A cond_direct node (NodeRare) whose every branch is member-judged, with no
+    // dependentRequired and its required names among the first 64 watched: a direct
+    // frame's end passes by its counts, names and branch verdicts alone when they pass
+    // (Validator::PassesCondEnd).
+    kCondNode = 1u << 13,
     kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
   };
   // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.
@@ -257,7 +262,8 @@ struct alignas(64) Node {
   uint32_t has = 0;
   uint8_t types = kAllTypes;
   // The types a scalar_plain node's inline check lets through: types, strings alone when
-  // texts_only (no number, boolean or null is one of its texts).
+  // texts_only (no number, boolean or null is one of its texts), null or boolean alone for
+  // a scalar union that passes each of them whatever its value (Compiler::UnionPlain).
   uint8_t plain_types = kAllTypes;
   bool integer_multiple = false;  // multipleOf is an integer: exact for integer instances
   // Some node reached in place from this one (allOf, $ref, ...) has unevaluatedProperties
@@ -267,7 +273,7 @@ struct alignas(64) Node {
   // A scalar is judged here by type, bounds, length, pattern, format and texts alone (no
   // in-place applicator, multipleOf or content; const or enum only as texts): Validator
   // tries a scalar against it inline first, and only a failure goes the whole way (for its
-  // message).
+  // message). Also a scalar_union for the types it surely passes (plain_types).
   bool scalar_plain = false;
   // A map / an array due to this node alone is read directly
   // (Validator's direct frames): its member or item's subschema is looked up and applied

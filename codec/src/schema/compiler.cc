@@ -194,6 +194,7 @@ class Compiler {
       OnePattern(i);
       WorkFlags(&out_->nodes[i]);
     }
+    for (Node& n : out_->nodes) UnionPlain(&n);
     for (Node& n : out_->nodes) EndTable(&n);
     if (!out_->uses_dynamic_scope) {
       for (Node& n : out_->nodes) DirectFlags(&n);
@@ -1565,6 +1566,36 @@ class Compiler {
     }
   }
 
+  // A scalar union that every null, or every boolean, passes whatever its value (a branch
+  // of anyOf whose inline check lets the type through, or the one branch of oneOf that does
+  // where every other one's type excludes it: the nullable `{"anyOf": [{"type": "null"},
+  // {"$ref": ...}]}`) is scalar_plain for those types alone (plain_types): a direct frame
+  // passes such a null with no evaluation. (Validator's PlainExact: no verdict from its
+  // plain check on another type.)
+  void UnionPlain(Node* n) const {
+    if (!n->scalar_union) return;
+    const std::vector<Node>& nodes = out_->nodes;
+    const bool any = !n->any_of.empty();
+    uint8_t sure = 0;
+    for (const uint8_t t : {kTypeNull, kTypeBoolean}) {
+      int passes = 0;
+      bool others_fail = true;
+      for (uint32_t c : any ? n->any_of : n->one_of) {
+        const Node& b = nodes[c];
+        const bool pass = b.kind == Node::kTrue || (b.kind == Node::kSchema && b.scalar_plain &&
+                                                    !b.scalar_union && (b.plain_types & t));
+        const bool fail = b.kind == Node::kFalse ||
+                          (b.kind == Node::kSchema && (b.has & Node::kType) && !(b.types & t));
+        passes += pass;
+        others_fail &= pass || fail;
+      }
+      if (any ? passes > 0 : passes == 1 && others_fail) sure |= t;
+    }
+    if (sure == 0) return;
+    n->scalar_plain = true;
+    n->plain_types = sure;
+  }
+
   // Node::direct_map and direct_array.
   static void DirectFlags(Node* n) {
     if (n->kind == Node::kTrue) {
@@ -1576,10 +1607,16 @@ class Compiler {
         (n->has & (Node::kConst | Node::kEnum)))
       return;
     if (cond) {
-      // A map only (the branches of an array are made as ever), and its end always
-      // finalized: the branches' verdicts are Finalize's.
+      // A map only (the branches of an array are made as ever), with no quick_end. With
+      // every branch member-judged, its end passes by Validator::PassesCondEnd's counts,
+      // names and branch verdicts (Node::kCondNode); with one name_judged, Finalize judges.
       n->direct_map = (n->rare().pattern_properties.empty() || n->one_pattern) &&
                       n->unevaluated_properties == kNone;
+      const uint8_t present =
+          static_cast<uint8_t>(1u | (n->then_ != kNone ? 2u : 0u) | (n->else_ != kNone ? 4u : 0u));
+      if (n->rare().cond_parts == present && n->rare().dependent_required_w.empty() &&
+          (n->required_w.empty() || n->required_mask))
+        n->has |= Node::kCondNode;
       return;
     }
     // (uniqueItems: a direct array frame captures its items; a map has no use for it.)

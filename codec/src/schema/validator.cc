@@ -459,11 +459,14 @@ inline uint8_t TypeBits(const Validator::Scalar& v, Draft d) {
 }
 
 // Whether PassesPlain's false is the verdict on v: so unless it judged a string's length by
-// its bytes (the code points decide) or an asserted format (PassesPlain declines those).
+// its bytes (the code points decide) or an asserted format (PassesPlain declines those),
+// and never for a scalar union (plain only for the types its branches surely pass:
+// Compiler::UnionPlain).
 bool PlainExact(const Node& n, const Validator::Scalar& v, bool format_assertion) {
-  return v.type != kTypeString ||
-         (n.min_length == 0 && n.max_length == kNoLimit &&
-          !((n.has & Node::kFormat) && (format_assertion || n.format_asserted)));
+  return !n.scalar_union &&
+         (v.type != kTypeString ||
+          (n.min_length == 0 && n.max_length == kNoLimit &&
+           !((n.has & Node::kFormat) && (format_assertion || n.format_asserted))));
 }
 }  // namespace
 
@@ -911,8 +914,13 @@ bool Validator::CondChild(Frame& f, const Node& item, const Scalar& v) {
   for (const auto& [bit, node] : r.cond_checks) {
     if (evals_[f.evals_begin].cond & bit) continue;
     const Node& c = nodes_[node];
-    const bool ok = (c.scalar_plain && PassesPlain(c, v, set_, format_assertion_)) ||
-                    EvalScalar(node, v, evals_[f.evals_begin].scope, false);
+    // (A type the branch's subschema excludes fails it with no evaluation: the null of
+    // `"then": {"properties": {"in_reply_to_user_id": {"type": "integer"}}}`.)
+    const bool ok =
+        c.kind == Node::kSchema && (c.has & Node::kType) && !(c.types & TypeBits(v, c.draft))
+            ? false
+            : (c.scalar_plain && PassesPlain(c, v, set_, format_assertion_)) ||
+                  EvalScalar(node, v, evals_[f.evals_begin].scope, false);
     if (!ok) evals_[f.evals_begin].cond |= bit;
   }
   return true;
@@ -1551,7 +1559,7 @@ bool Validator::CloseDirect(Frame& f) {
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
   if (ev.ends && !PassesEnd(nodes_[f.node], f, ev)) {
-    Finalize(e, f);
+    FinalizeDirect(e, f);
     if (stopped_) return false;
   }
   extras_used_ = f.extras_begin;
@@ -1566,7 +1574,7 @@ bool Validator::CloseDirectCaptured(Frame& f) {
   const uint32_t e = f.evals_begin;
   const Eval& ev = evals_[e];
   if (ev.ends && !PassesEnd(nodes_[f.node], f, ev)) {
-    Finalize(e, f);
+    FinalizeDirect(e, f);
     if (stopped_) return false;
   }
   const size_t canon_begin = f.canon_begin;
@@ -1577,6 +1585,12 @@ bool Validator::CloseDirectCaptured(Frame& f) {
   evals_.pop_back();
   DropCapture(canon_begin, marks_begin);
   return ChildDone();
+}
+
+void Validator::FinalizeDirect(uint32_t e, const Frame& f) {
+  const Node& n = nodes_[f.node];
+  if ((n.has & Node::kCondNode) && PassesCondEnd(n, f, evals_[e])) return;
+  Finalize(e, f);
 }
 
 void Validator::Finalize(uint32_t e, const Frame& f) {

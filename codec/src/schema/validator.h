@@ -411,6 +411,22 @@ class Validator {
              (seen & n.required_mask) == n.required_mask;
     return count >= n.min_items && count <= n.quick_max_items;
   }
+  // PassesEnd for a Node::kCondNode's map (whose quick_end is false, so that no other
+  // frame's end tests for it): the same counts and names, and its if / then / else verdict,
+  // each branch member-judged: passing when no member failed it (EvalRecord::cond) and the
+  // names it requires were seen (as Finalize judges them).
+  static bool PassesCondEnd(const Node& n, const Frame& f, const Eval& ev) {
+    if ((n.has & Node::kType) && !(n.types & kTypeObject)) return false;
+    if (f.count < n.min_properties || f.count > n.max_properties ||
+        (ev.seen & n.required_mask) != n.required_mask)
+      return false;
+    const NodeRare& r = n.rare();
+    auto part = [&](int p) {
+      return !(ev.cond >> p & 1) && (ev.seen & r.cond_required[p]) == r.cond_required[p];
+    };
+    if (part(0)) return !(r.cond_parts & 2) || part(1);
+    return !(r.cond_parts & 4) || part(2);
+  }
   // Whether Finalize would find nothing wrong at the end of evaluation e's map, read from
   // its node's end_table (Node::end_table; false: Finalize decides, and says why): the
   // evaluation tracks nothing, its member count is within bounds, every evaluation it
@@ -480,6 +496,9 @@ class Validator {
                                   bool committed);
   [[gnu::noinline]] void ExpandInPlace(uint32_t e, const Node& n, uint32_t scope, bool committed);
   void Finalize(uint32_t e, const Frame& f);
+  // Finalize for a direct frame's evaluation e, whose end PassesEnd did not pass: nothing
+  // when its node is a Node::kCondNode that PassesCondEnd passes.
+  [[gnu::noinline]] void FinalizeDirect(uint32_t e, const Frame& f);
   // An evaluation that failed and is not committed: Finalize could only find it failing
   // again, with nothing to report (a branch a member already ruled out), and a failed
   // branch's record of evaluated children is not read.
