@@ -549,7 +549,18 @@ bool Validator::OnScalar(const Scalar& v) {
         return false;
       return ScalarChild(f, v, offset);
     }
-    if (f.mode == Frame::kPending) StartCapture(f);
+    if (f.mode <= Frame::kInts && f.mode >= Frame::kPending) {
+      // An array with uniqueItems (Frame::kInts): unsigned integers kept as they are.
+      if (v.type == kTypeNumber && v.num == Scalar::kUint && f.count < kMaxInts) {
+        f.mode = Frame::kInts;
+        ints_[f.count] = v.u;
+        return ScalarChild(f, v, offset);
+      }
+      if (f.mode == Frame::kPending)
+        StartCapture(f);
+      else if (!IntsToCapture(f))
+        return false;
+    }
     if (f.capture) {
       if (f.mode == Frame::kChooseValue) [[unlikely]] {  // (Frame::kChoose)
         if (!ChooseValue(f, v.type == kTypeString ? &v.s : nullptr)) return false;
@@ -1028,6 +1039,7 @@ bool Validator::OnBeginRest(bool is_map) {
                        "a container as a map key has no JSON Schema instance");
     if (p.mode >= Frame::kPending) {
       if (p.mode == Frame::kPending) StartCapture(p);
+      if (p.mode == Frame::kInts && !IntsToCapture(p)) return false;
       if (p.mode == Frame::kLeaf && !Unleaf(p)) return false;
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
@@ -1476,7 +1488,40 @@ bool Validator::OnEnd() {
   }
   if (f.mode == Frame::kCaptured) return CloseDirectCaptured(f);
   if (f.mode == Frame::kPending) return CloseDirect(f);  // (no item came)
+  if (f.mode == Frame::kInts) return CloseInts(f);
   return CloseGeneral(f);
+}
+
+bool Validator::IntsToCapture(Frame& f) {
+  StartCapture(f);
+  for (uint64_t i = 0; i < f.count; ++i) {
+    Scalar v;
+    v.type = kTypeNumber;
+    v.num = Scalar::kUint;
+    v.u = ints_[i];
+    v.integral = true;
+    if (!CaptureScalar(v)) return false;
+  }
+  return true;
+}
+
+bool Validator::CloseInts(Frame& f) {
+  // What Finalize checks at a direct array's end (a direct_array node has no in-place
+  // keyword, const, enum or contains): its type (settled when it opened), its counts and
+  // uniqueItems. When they pass, nothing to finalize, as CloseDirect; else the ordinary
+  // way, for the messages.
+  const Node& n = nodes_[f.node];
+  bool pass = f.count >= n.min_items && f.count <= n.max_items &&
+              (!(n.has & Node::kType) || (n.types & kTypeArray));
+  for (uint64_t i = 1; i < f.count && pass; ++i)
+    for (uint64_t j = 0; j < i; ++j) pass &= ints_[i] != ints_[j];
+  if (!pass) return IntsToCapture(f) && CloseDirectCaptured(f);
+  const uint32_t e = f.evals_begin;
+  extras_used_ = f.extras_begin;
+  frames_.pop();
+  DeliverRoot(evals_[e]);
+  evals_.pop_back();
+  return ChildDone();
 }
 
 bool Validator::CloseChoose(Frame& f) {

@@ -158,6 +158,11 @@ class Validator {
     // - kCaptured: a direct frame that is captured: an array with uniqueItems, or any
     //   direct frame inside a captured value. Read as kDirect, its children's canonical
     //   bytes and marks made first (MapKey, OnScalar); closed by CloseDirectCaptured.
+    // - kInts: a kPending frame whose items so far are unsigned integers, at most
+    //   kMaxInts of them, kept in ints_ with no capture (OnScalar): citm's id lists. Any
+    //   other item, or a container, first captures them as StartCapture and CaptureScalar
+    //   would have (IntsToCapture); at its end (CloseInts), distinct items within the
+    //   counts pass with no capture, anything else is captured and closed as kCaptured.
     // - kPending: a direct array with uniqueItems (Node::captures_items) outside any
     //   captured value, before its first item: that item makes it kCaptured
     //   (StartCapture), so an empty one is never captured.
@@ -198,6 +203,7 @@ class Validator {
       kEach,
       kKept,
       kPending,
+      kInts,
       kCaptured,
       kLone,
       kDirect,
@@ -603,6 +609,15 @@ class Validator {
   static constexpr uint8_t kHeld = 1, kReplaying = 2;
   uint8_t offset_hold_ = 0;
   bool unusual_ = false;  // special_ or replaying_: one byte where the fast paths test both
+
+  // The items of the one Frame::kInts frame (only scalars come while it is open, so there
+  // is never more than one).
+  static constexpr size_t kMaxInts = 16;
+  uint64_t ints_[kMaxInts];
+  // A kInts frame's items as a kCaptured frame's: its capture opened, each item's mark and
+  // canonical bytes.
+  [[gnu::noinline]] bool IntsToCapture(Frame& f);
+  [[gnu::noinline]] bool CloseInts(Frame& f);
 
   uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
   PodStack<Eval> evals_;

@@ -963,6 +963,75 @@ TEST(JsonSchema, ConditionalsByMemberJudgeAsEvaluationDoes) {
   EXPECT_GT(compared - refused, compared / 10);
 }
 
+// An array with uniqueItems read as a direct frame keeps its unsigned integers as they are
+// (Frame::kInts, up to 16), with no capture; any other item, a 17th, or an end that does
+// not pass captures them as the ordinary way would have (Validator::IntsToCapture). The
+// same array under `"allOf": [true]` is no direct frame and captures its items from the
+// first: both must report the same violations.
+TEST(JsonSchema, UniqueIntegerArraysJudgeAsCapturesDo) {
+  const std::vector<std::string> schemas = {
+      R"({"uniqueItems":true})",
+      R"({"type":"array","uniqueItems":true,"items":{"type":"integer","minimum":1}})",
+      R"({"uniqueItems":true,"minItems":2,"maxItems":5})",
+      R"({"type":["array","string"],"uniqueItems":true,"prefixItems":[{"type":"integer"}],"items":{"maximum":100}})",
+      R"({"type":"object","uniqueItems":true})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A}})", R"({"m":X})"},
+      {R"({"items":A})", "[X,[]]"},
+      {R"({"anyOf":[A,{"type":"null"}]})", "X"},
+      {R"({"uniqueItems":true,"items":A})", "[X,[1]]"},
+  };
+  auto run = [](int from, int to, const std::string& tail) {
+    std::string out = "[";
+    for (int i = from; i <= to; ++i) out.append(i > from ? "," : "").append(std::to_string(i));
+    if (!tail.empty()) out.append(to >= from ? "," : "").append(tail);
+    return out.append("]");
+  };
+  const std::vector<std::string> instances = {
+      "[]",
+      "[1]",
+      "[1,1]",
+      "[1,2]",
+      "[2,1,2]",
+      "[0,18446744073709551615,0]",
+      "[1,1.0]",
+      "[1.0,1]",
+      "[1,-1,1]",
+      R"([1,"1"])",
+      R"(["1","1"])",
+      "[1,[1]]",
+      "[[1],[1]]",
+      "[1,{},2]",
+      "[5,null,5]",
+      "[1,2.5,1]",
+      "[1,true,1]",
+      "[1,2,3,4,5,6]",
+      "[0,101,0]",
+      run(1, 16, ""),
+      run(1, 17, ""),
+      run(1, 16, "1"),
+      run(1, 15, "15"),
+      run(1, 16, "16"),
+      run(1, 3, "[]"),
+      run(1, 3, "{}"),
+      run(1, 3, R"("x")"),
+      "7",
+      R"("s")",
+  };
+  auto all_of_true = [](const std::string& schema) {
+    std::string other = schema;
+    other.insert(other.size() - 1, R"(,"allOf":[true])");
+    return other;
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, all_of_true, Same, &compared, &refused);
+  EXPECT_EQ(compared, 5 * 5 * 29);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 10);
+}
+
 // A map whose evaluation's end is judged by names (required, dependentRequired, branches
 // that ask only for names, and how anyOf, oneOf, not and if combine them with branches that
 // were evaluated) passes by its node's end table when it can (Node::end_table,
