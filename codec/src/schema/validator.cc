@@ -615,14 +615,15 @@ bool Validator::ChooseKey(Frame& f, std::string_view key, uint64_t offset) {
     f.rest_bits = offset;
     return true;
   }
-  return MakeChoice(f, c.ForName(key)) && MapKey(f, key, offset);
+  if (!MakeChoice(f, c.ForName(key))) return false;
+  return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : MapKey(f, key, offset);
 }
 
 bool Validator::ChooseValue(Frame& f, const std::string_view* value) {
   const UnionChoice& c = set_.choices[f.child];
   const uint64_t offset = f.rest_bits;
-  return MakeChoice(f, value != nullptr ? c.ForValue(*value) : c.no_string) &&
-         MapKey(f, f.key, offset);
+  if (!MakeChoice(f, value != nullptr ? c.ForValue(*value) : c.no_string)) return false;
+  return f.mode == Frame::kDirect ? DirectKey(f, f.key, offset) : MapKey(f, f.key, offset);
 }
 
 bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
@@ -634,6 +635,29 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
   const uint32_t plan = choice.plans[committed] != kNone ? choice.plans[committed]
                                                          : nodes_[f.node].object_plan[committed];
   const ObjectPlan& p = set_.plans[plan];
+  if (p.evals.size() == 2 && DirectLeaf(p)) {
+    // One leaf live, whose map a direct frame reads: the frame becomes its direct frame,
+    // its evaluation a branch's (not committed) that delivers to the union's owner, as
+    // the union's verdict is the leaf's (the branches not made fail). Its role names the
+    // union, whose failure CloseDirect reports when it counts (UnionFailed).
+    const uint32_t leaf = p.evals[1].node;
+    const Node& ln = nodes_[leaf];
+    const uint32_t e = static_cast<uint32_t>(evals_.size());
+    Eval ev = DirectEval(leaf, s.owner, s.kind,
+                         !(ln.has & Node::kType) || (ln.types & kTypeObject) != 0, false, true);
+    ev.role = nodes_[p.evals[0].node].one_of.empty() ? kAny : kOne;
+    ev.role_index = p.evals[0].node;
+    evals_.push_back(ev);
+    f.evals_begin = e;
+    f.node = leaf;
+    f.mode = Frame::kDirect;
+    f.child = kNone;
+    f.capture = false;
+    f.claims = false;  // (the union's node has no members: the reader checks the names)
+    f.expect = ln.first_member;
+    f.rest_lengths = f.rest_bits = ~uint64_t{0};
+    return Account();
+  }
   if (!MakePlanned(p, s)) return false;
   f.rest_lengths = p.rest_lengths;
   f.rest_bits = p.rest_bits;
@@ -1525,7 +1549,42 @@ bool Validator::CloseInts(Frame& f) {
 }
 
 bool Validator::CloseChoose(Frame& f) {
-  return MakeChoice(f, ChoiceTable::Entry{}) && CloseGeneral(f);
+  if (!MakeChoice(f, ChoiceTable::Entry{})) return false;
+  return f.mode == Frame::kDirect ? CloseDirect(f) : CloseGeneral(f);
+}
+
+bool Validator::DirectLeaf(const ObjectPlan& p) const {
+  // [the union, its one live leaf]: a union with nothing else to judge on a map (a type
+  // that takes one, no object keyword or name test, nothing in place but the branches, no
+  // record of evaluated members: what Compiler::Union asks of a choice's union already,
+  // checked again here), and a leaf a direct frame reads, with nothing in place.
+  const Node& u = nodes_[p.evals[0].node];
+  const Node& l = nodes_[p.evals[1].node];
+  return !p.committed_false && !p.capture && u.kind == Node::kSchema &&
+         (u.has & ~uint32_t{Node::kType}) == 0 && (u.types & kTypeObject) && u.name_tests.empty() &&
+         !u.has_object_work && !u.tracks_evaluated && u.all_of.empty() && u.not_ == kNone &&
+         u.if_ == kNone && u.ref == kNone && u.dynamic_ref == kNone &&
+         u.rare().dependent_schemas.empty() && u.any_of.empty() != u.one_of.empty() &&
+         p.evals[1].parent == 0 && p.evals[1].subtree_end == 2 && l.kind == Node::kSchema &&
+         l.direct_map && !l.has_in_place;
+}
+
+void Validator::UnionFailed(uint32_t e, const Frame& f) {
+  const Eval& ev = evals_[e];
+  const bool committed =
+      ev.owner == kNone || (ev.owner_kind == kMust && evals_[ev.owner].committed);
+  if (!committed) return;
+  // As Finalize reports the union's failure: its one live leaf failed.
+  const Node& u = nodes_[ev.role_index];
+  if (ev.role == kAny) {
+    Violation(u, "anyOf", f.offset, frames_.size() - 1, [&] {
+      return "the value matches none of the " + std::to_string(u.any_of.size()) +
+             " schemas of anyOf";
+    });
+  } else {
+    Violation(u, "oneOf", f.offset, frames_.size() - 1,
+              [] { return std::string("the value matches 0 of the schemas of oneOf, not one"); });
+  }
 }
 
 bool Validator::CloseGeneral(Frame& f) {
@@ -1605,6 +1664,10 @@ bool Validator::CloseDirect(Frame& f) {
   const Eval& ev = evals_[e];
   if (ev.ends && !PassesEnd(nodes_[f.node], f, ev)) {
     FinalizeDirect(e, f);
+    if (stopped_) return false;
+  }
+  if (!evals_[e].valid && evals_[e].role != kAll) [[unlikely]] {  // (MakeChoice)
+    UnionFailed(e, f);
     if (stopped_) return false;
   }
   extras_used_ = f.extras_begin;

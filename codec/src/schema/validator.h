@@ -301,6 +301,11 @@ class Validator {
   [[gnu::noinline]] bool ChooseValue(Frame& f, const std::string_view* value);
   bool MakeChoice(Frame& f, const ChoiceTable::Entry& choice);
   [[gnu::noinline]] bool CloseChoose(Frame& f);  // a kChoose frame's end: the full plan
+  // Whether a choice's plan is a union and one leaf that a direct frame can read alone
+  // (MakeChoice).
+  bool DirectLeaf(const ObjectPlan& p) const;
+  // The union's violation when the leaf of such a frame failed and the union counts.
+  [[gnu::noinline]] void UnionFailed(uint32_t e, const Frame& f);
   [[gnu::noinline]] bool CapturedKey(Frame& f, std::string_view key, uint64_t offset);
   // A member name in a direct frame or a lone member / in any other (both after its
   // capture).

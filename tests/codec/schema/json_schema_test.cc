@@ -783,6 +783,11 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
       // value of none of them leaves all failing (the end table, which counts that branch
       // as made, must not pass it).
       R"({"oneOf":[{"type":"null"},{"oneOf":[{"required":["t"],"properties":{"t":{"const":"x"},"v":{"type":"integer"}},"additionalProperties":false},{"required":["t"],"properties":{"t":{"const":"y"}}},{"required":["t"],"properties":{"t":{"const":"w"},"u":true}},{"required":["t"],"properties":{"t":{"const":"s"}}}]}]})",
+      // One leaf left live, read as a direct frame (Validator::DirectLeaf): beside a branch
+      // judged by names, under a type that takes an object, and one that takes none.
+      R"({"oneOf":[{"properties":{"t":{"const":"a"},"v":{"type":"integer"}},"required":["t"],"additionalProperties":false},{"required":["zz"]}]})",
+      R"({"type":"object","anyOf":[{"properties":{"t":{"const":"a"},"v":{"type":"integer"}},"required":["t"],"additionalProperties":false},{"properties":{"u":{"const":1}},"required":["u"],"additionalProperties":false}]})",
+      R"({"type":"string","oneOf":[{"properties":{"t":{"const":"a"},"v":{"type":"integer"}},"required":["t"],"additionalProperties":false},{"properties":{"u":{"const":1}},"required":["u"],"additionalProperties":false}]})",
   };
   const std::vector<std::pair<std::string, std::string>> contexts = {
       {"A", "X"},
@@ -825,13 +830,19 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
       R"({"t":"q"})",
       R"({"t":"w","u":1,"v":"s"})",
       R"({"u":1,"t":"y"})",
+      R"({"t":"a","v":1})",
+      R"({"t":"a","v":"x"})",
+      R"({"v":2,"t":"a"})",
+      R"({"u":1})",
+      R"({"u":2,"t":"a"})",
+      R"({"zz":1,"t":"a","v":1})",
       "[]",
       R"("s")",
       "null",
   };
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, Tracking, Same, &compared, &refused);
-  EXPECT_EQ(compared, 4 * 5 * 36);
+  EXPECT_EQ(compared, 7 * 5 * 42);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 8);
 }
