@@ -255,9 +255,20 @@ class Compiler {
   // then grows in no copy while compiling (the load's shrink_to_fit still copies it once
   // when some indexed subschemas are never compiled). (Grown
   // by doubling, twitter's nodes of 512 bytes took 53 more fresh heap pages to load, each
-  // first touch a page fault: about 11 us on the benchmark machine.)
+  // first touch a page fault: about 11 us on the benchmark machine.) Also room for the
+  // member copies a conditional may take (MakeCondMembers), at most one per property of
+  // an if / then / else: twitter's five took the table past its room, 42 more faults.
   void ReserveNodes() {
-    out_->nodes.reserve(positions_.size());
+    size_t cond = 0;
+    for (const Pos& p : positions_) {
+      if (p.value == nullptr) continue;
+      for (std::string_view k : {"if", "then", "else"}) {
+        const JVal* b = p.value->Get(k);
+        const JVal* props = b != nullptr ? b->Get("properties") : nullptr;
+        if (props != nullptr && props->kind == JVal::kObject) cond += props->members.size();
+      }
+    }
+    out_->nodes.reserve(positions_.size() + cond);
     sources_.reserve(positions_.size());
   }
 

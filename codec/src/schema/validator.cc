@@ -1835,12 +1835,9 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
     if (rare.cond_direct && IsDirect(f)) {
       // The member-judged branches, which a direct frame does not make (CondChild).
       const Eval& ev = evals_[e];
-      auto part = [&](int p) {
-        return !(ev.cond >> p & 1) && (ev.seen & rare.cond_required[p]) == rare.cond_required[p];
-      };
-      if (rare.cond_parts & 1) if_ok = part(0);
-      if (rare.cond_parts & 2) then_ok = part(1);
-      if (rare.cond_parts & 4) else_ok = part(2);
+      if (rare.cond_parts & 1) if_ok = CondBranchPasses(rare, ev, 0);
+      if (rare.cond_parts & 2) then_ok = CondBranchPasses(rare, ev, 1);
+      if (rare.cond_parts & 4) else_ok = CondBranchPasses(rare, ev, 2);
     }
   } else {
     if (f.count < n.min_items)

@@ -415,28 +415,30 @@ class Validator {
   }
   // The same for a container of `count` children and the watched names `seen`.
   static bool PassesEndWith(const Node& n, bool is_map, uint64_t count, uint64_t seen) {
-    if (!n.quick_end) return false;
+    return n.quick_end && CountsPass(n, is_map, count, seen);
+  }
+  // The type, counts and required names of such an end (quick_end aside).
+  static bool CountsPass(const Node& n, bool is_map, uint64_t count, uint64_t seen) {
     if ((n.has & Node::kType) && !(n.types & (is_map ? kTypeObject : kTypeArray))) return false;
     if (is_map)
       return count >= n.min_properties && count <= n.max_properties &&
              (seen & n.required_mask) == n.required_mask;
     return count >= n.min_items && count <= n.quick_max_items;
   }
+  // Whether member-judged branch p (0 if, 1 then, 2 else) of a NodeRare::cond_direct node
+  // passes a direct frame's evaluation: no member failed it (EvalRecord::cond) and the
+  // names it requires were seen.
+  static bool CondBranchPasses(const NodeRare& r, const Eval& ev, int p) {
+    return !(ev.cond >> p & 1) && (ev.seen & r.cond_required[p]) == r.cond_required[p];
+  }
   // PassesEnd for a Node::kCondNode's map (whose quick_end is false, so that no other
   // frame's end tests for it): the same counts and names, and its if / then / else verdict,
-  // each branch member-judged: passing when no member failed it (EvalRecord::cond) and the
-  // names it requires were seen (as Finalize judges them).
+  // each branch member-judged (as Finalize judges them).
   static bool PassesCondEnd(const Node& n, const Frame& f, const Eval& ev) {
-    if ((n.has & Node::kType) && !(n.types & kTypeObject)) return false;
-    if (f.count < n.min_properties || f.count > n.max_properties ||
-        (ev.seen & n.required_mask) != n.required_mask)
-      return false;
+    if (!CountsPass(n, true, f.count, ev.seen)) return false;
     const NodeRare& r = n.rare();
-    auto part = [&](int p) {
-      return !(ev.cond >> p & 1) && (ev.seen & r.cond_required[p]) == r.cond_required[p];
-    };
-    if (part(0)) return !(r.cond_parts & 2) || part(1);
-    return !(r.cond_parts & 4) || part(2);
+    if (CondBranchPasses(r, ev, 0)) return !(r.cond_parts & 2) || CondBranchPasses(r, ev, 1);
+    return !(r.cond_parts & 4) || CondBranchPasses(r, ev, 2);
   }
   // Whether Finalize would find nothing wrong at the end of evaluation e's map, read from
   // its node's end_table (Node::end_table; false: Finalize decides, and says why): the
