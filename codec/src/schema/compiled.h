@@ -196,8 +196,9 @@ struct NodeRare {
   uint64_t cond_required[3] = {};
   // In the member table of a cond_direct node, a member a member-judged branch has a
   // subschema for gets a copy of its own subschema (Node::kCondMember) that holds
-  // cond_base, that subschema, and cond_checks: each branch's bit and its subschema for
-  // the member.
+  // cond_base, that subschema (or its Node::kCondCount copy, whose cond_base is the
+  // subschema and cond_checks the same), and cond_checks: each branch's bit and its
+  // subschema for the member.
   uint32_t cond_base = ~uint32_t{0};
   std::vector<std::pair<uint8_t, uint32_t>> cond_checks;
 };
@@ -245,6 +246,10 @@ struct alignas(64) Node {
     // frame's end passes by its counts, names and branch verdicts alone when they pass
     // (Validator::PassesCondEnd).
     kCondNode = 1u << 13,
+    // A copy of a member's subschema (NodeRare::cond_base) that a Node::kCondMember copy
+    // opens its container's frame with when a member-judged branch counts the member's
+    // items or members: that frame's end judges them (Validator::CondCount).
+    kCondCount = 1u << 14,
     kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
   };
   // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.

@@ -268,7 +268,7 @@ class Compiler {
         if (props != nullptr && props->kind == JVal::kObject) cond += props->members.size();
       }
     }
-    out_->nodes.reserve(positions_.size() + cond);
+    out_->nodes.reserve(positions_.size() + 2 * cond);
     sources_.reserve(positions_.size());
   }
 
@@ -1512,9 +1512,12 @@ class Compiler {
     for (int p = 0; p < 3; ++p) r.cond_required[p] = required[p];
   }
   // A branch that on an object checks `required` and `properties` alone, each property one
-  // of its parent's whose subschema judges a container by its type alone (no keyword that
-  // looks into one, no in-place keyword, const or enum): its verdict follows from the
-  // names present and each member's verdicts, with no evaluation of its own.
+  // of its parent's whose subschema judges a container by its type and counts alone (no
+  // keyword that looks into one, no in-place keyword, const or enum): its verdict follows
+  // from the names present and each member's verdicts, with no evaluation of its own. A
+  // count (minItems, maxItems, minProperties, maxProperties) is judged at the member's
+  // end, by the frame its own subschema opens (Node::kCondCount): one that always opens a
+  // direct frame for that kind of container (CountHost).
   bool MemberJudged(uint32_t c, uint32_t parent) const {
     const Node& b = out_->nodes[c];
     if (b.kind != Node::kSchema || (b.has & ~uint32_t{Node::kType}) != 0 ||
@@ -1526,15 +1529,41 @@ class Compiler {
       return false;
     const std::vector<Property>& own = sources_[parent].properties;
     for (const Property& p : sources_[c].properties) {
-      if (std::none_of(own.begin(), own.end(), [&](const Property& o) { return o.name == p.name; }))
-        return false;
+      auto o =
+          std::find_if(own.begin(), own.end(), [&](const Property& o) { return o.name == p.name; });
+      if (o == own.end()) return false;
       const Node& v = out_->nodes[p.node];
-      if (v.kind == Node::kSchema &&
-          (v.has_in_place || v.has_object_work || v.has_array_work || v.tracks_evaluated ||
-           (v.has & (Node::kConst | Node::kEnum | Node::kUniqueItems | Node::kContains))))
+      if (v.kind != Node::kSchema) continue;
+      const bool item_counts = v.min_items != 0 || v.max_items != kNoLimit;
+      const bool member_counts = v.min_properties != 0 || v.max_properties != kNoLimit;
+      const Source& vs = sources_[p.node];
+      if (v.has_in_place || v.tracks_evaluated ||
+          (v.has & (Node::kConst | Node::kEnum | Node::kUniqueItems | Node::kContains)) ||
+          (v.has_object_work &&
+           (!vs.properties.empty() || !vs.required.empty() ||
+            !v.rare().pattern_properties.empty() || v.additional_properties != kNone ||
+            v.property_names != kNone || !v.rare().dependent_required.empty() ||
+            !v.rare().dependent_schemas.empty() || v.unevaluated_properties != kNone)) ||
+          (v.has_array_work &&
+           (!v.prefix_items.empty() || v.items != kNone || v.unevaluated_items != kNone)))
+        return false;
+      if ((item_counts && !CountHost(o->node, false)) ||
+          (member_counts && !CountHost(o->node, true)))
         return false;
     }
     return true;
+  }
+  // Whether node i opens a direct frame for every map (is_map) or array, with no capture:
+  // what DirectFlags will find, asked before it runs (a map with patternProperties and
+  // a node with anything in place refused, where DirectFlags may take them).
+  bool CountHost(uint32_t i, bool is_map) const {
+    const Node& n = out_->nodes[i];
+    if (n.kind == Node::kTrue) return true;
+    if (n.kind != Node::kSchema || n.has_in_place || n.tracks_evaluated ||
+        (n.has & (Node::kConst | Node::kEnum)))
+      return false;
+    if (is_map) return n.rare().pattern_properties.empty() && n.unevaluated_properties == kNone;
+    return n.contains == kNone && n.unevaluated_items == kNone && !(n.has & Node::kUniqueItems);
   }
   // For each cond_direct node that is a direct_map, each member a member-judged branch has
   // a subschema for: a copy of the member's own subschema (Node::kCondMember) in its
@@ -1561,8 +1590,29 @@ class Compiler {
       for (auto& [name, checks] : by_name) {
         const Node::Member* m = nodes[i].FindMember(name, MemberKeyOf(name));
         const size_t at = static_cast<size_t>(m - nodes[i].member_table.data());
-        const uint32_t base = m->property;  // (a property of the node: MemberJudged)
-        Node copy = nodes[base];
+        const uint32_t own = m->property;  // (a property of the node: MemberJudged)
+        uint32_t base = own;
+        const bool counts = std::any_of(checks.begin(), checks.end(), [&](const auto& c) {
+          const Node& v = nodes[c.second];
+          return v.kind == Node::kSchema && (v.min_items != 0 || v.max_items != kNoLimit ||
+                                             v.min_properties != 0 || v.max_properties != kNoLimit);
+        });
+        if (counts) {
+          // A copy of the member's subschema whose frame judges the counts at its end
+          // (Validator::CondCount): it always has end work, and no quick end, so that its
+          // end reaches FinalizeDirect. (Its end as the original's: NodeRare::cond_base.)
+          Node host = nodes[own];
+          if (host.kind == Node::kTrue) host.kind = Node::kSchema;  // (`{}`: it has an end)
+          host.has |= Node::kCondCount;
+          host.end_object_work = host.end_array_work = true;
+          host.quick_end = false;
+          host.leaf_array = false;
+          host.rare_mut().cond_base = own;
+          host.rare_mut().cond_checks = checks;
+          nodes.push_back(std::move(host));
+          base = static_cast<uint32_t>(nodes.size() - 1);
+        }
+        Node copy = nodes[own];
         copy.has |= Node::kCondMember;
         copy.scalar_plain = false;
         copy.plain_types = 0;

@@ -635,7 +635,7 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
   const uint32_t plan = choice.plans[committed] != kNone ? choice.plans[committed]
                                                          : nodes_[f.node].object_plan[committed];
   const ObjectPlan& p = set_.plans[plan];
-  if (p.evals.size() == 2 && DirectLeaf(p)) {
+  if (DirectLeaf(p)) {
     // One leaf live, whose map a direct frame reads: the frame becomes its direct frame,
     // its evaluation a branch's (not committed) that delivers to the union's owner, as
     // the union's verdict is the leaf's (the branches not made fail). Its role names the
@@ -973,6 +973,21 @@ uint32_t Validator::CondContainer(const Frame& p, const Node& item, bool is_map)
     }
   }
   return r.cond_base;
+}
+
+void Validator::CondCount(uint32_t e, const Frame& f) {
+  // (The frame is the last: its parent, before it.)
+  if (frames_.size() < 2) return;
+  const Frame& p = frames_[frames_.size() - 2];
+  const uint32_t owner = evals_[e].owner;
+  if (!IsDirect(p) || owner != p.evals_begin) return;
+  for (const auto& [bit, node] : nodes_[f.node].rare().cond_checks) {
+    const Node& c = nodes_[node];
+    if (c.kind != Node::kSchema) continue;  // (CondContainer judged it)
+    const bool ok = f.is_map ? f.count >= c.min_properties && f.count <= c.max_properties
+                             : f.count >= c.min_items && f.count <= c.max_items;
+    if (!ok) evals_[owner].cond |= bit;
+  }
 }
 
 void Validator::MakeItemSlots(Frame& f) {
@@ -1558,15 +1573,18 @@ bool Validator::DirectLeaf(const ObjectPlan& p) const {
   // that takes one, no object keyword or name test, nothing in place but the branches, no
   // record of evaluated members: what Compiler::Union asks of a choice's union already,
   // checked again here), and a leaf a direct frame reads, with nothing in place.
+  if (p.evals.size() < 2) return false;
   const Node& u = nodes_[p.evals[0].node];
   const Node& l = nodes_[p.evals[1].node];
+  // (Or a NodeRare::cond_direct leaf, whose branches the plan makes in place.)
   return !p.committed_false && !p.capture && u.kind == Node::kSchema &&
          (u.has & ~uint32_t{Node::kType}) == 0 && (u.types & kTypeObject) && u.name_tests.empty() &&
          !u.has_object_work && !u.tracks_evaluated && u.all_of.empty() && u.not_ == kNone &&
          u.if_ == kNone && u.ref == kNone && u.dynamic_ref == kNone &&
          u.rare().dependent_schemas.empty() && u.any_of.empty() != u.one_of.empty() &&
-         p.evals[1].parent == 0 && p.evals[1].subtree_end == 2 && l.kind == Node::kSchema &&
-         l.direct_map && !l.has_in_place;
+         p.evals[1].parent == 0 && p.evals[1].subtree_end == p.evals.size() &&
+         l.kind == Node::kSchema && l.direct_map &&
+         (p.evals.size() == 2 ? !l.has_in_place : l.rare().cond_direct);
 }
 
 void Validator::UnionFailed(uint32_t e, const Frame& f) {
@@ -1697,6 +1715,14 @@ bool Validator::CloseDirectCaptured(Frame& f) {
 
 void Validator::FinalizeDirect(uint32_t e, const Frame& f) {
   const Node& n = nodes_[f.node];
+  if (n.has & Node::kCondCount) [[unlikely]] {
+    CondCount(e, f);
+    // Then the end as the member's own subschema's frame has it.
+    const Node& b = nodes_[n.rare().cond_base];
+    if (b.kind != Node::kSchema || !(f.is_map ? b.end_object_work : b.end_array_work) ||
+        PassesEnd(b, f, evals_[e]))
+      return;
+  }
   if ((n.has & Node::kCondNode) && PassesCondEnd(n, f, evals_[e])) return;
   Finalize(e, f);
 }

@@ -272,6 +272,10 @@ class Validator {
   // type (as NodeRare::cond_direct has them); the member's own subschema, returned, opens
   // its frame.
   [[gnu::noinline]] uint32_t CondContainer(const Frame& p, const Node& item, bool is_map);
+  // The end of the frame f of a Node::kCondCount copy, evaluation e (FinalizeDirect): when
+  // its parent is a direct frame whose evaluation it delivers to, each branch's subschema
+  // for it judges its count, a failure recorded in that evaluation's EvalRecord::cond.
+  [[gnu::noinline]] void CondCount(uint32_t e, const Frame& f);
   static constexpr size_t kMaxExactPower10 = 22;  // 10^22 is the last power of 10 a double holds
   static constexpr double kExactPowersOf10[kMaxExactPower10 + 1] = {
       1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
