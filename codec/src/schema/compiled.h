@@ -201,6 +201,9 @@ struct NodeRare {
   // subschema for the member.
   uint32_t cond_base = ~uint32_t{0};
   std::vector<std::pair<uint8_t, uint32_t>> cond_checks;
+  // A container of the member is evaluated by each branch's subschema beside its own
+  // (one of them judges more than its type and counts): Validator::CondContainer.
+  bool cond_deep = false;
 };
 inline const NodeRare kNoRare{};
 // A Node's NodeRare: a unique_ptr that a copy of the node copies (Compiler's cond
@@ -250,6 +253,11 @@ struct alignas(64) Node {
     // opens its container's frame with when a member-judged branch counts the member's
     // items or members: that frame's end judges them (Validator::CondCount).
     kCondCount = 1u << 14,
+    // A cond_direct node, not a kCondNode, with an end table (Node::end_table): a direct
+    // frame's end passes by the table when its member-judged branches all pass
+    // (Validator::PassesCondTable), since the table takes every branch it does not judge
+    // by names as passing.
+    kCondTable = 1u << 15,
     kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
   };
   // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.
@@ -500,7 +508,9 @@ static_assert(sizeof(Node) == 512,
               "a Node's fields outgrew 512 bytes: a rare one belongs in NodeRare");
 
 // How an evaluation's verdict reaches the evaluation that applied its frame's container.
-enum SlotKind : uint8_t { kMust, kContains, kUneval };
+// kCond + p: a failure sets bit p of the owner's EvalRecord::cond (the subschema branch p
+// of a NodeRare::cond_direct node has for a member: Validator::CondContainer).
+enum SlotKind : uint8_t { kMust, kContains, kUneval, kCond };
 
 // The validator's record of one evaluation (Validator::Eval): one subschema applied to one
 // value. Its first 32 bytes are what a plan holds (ObjectPlan): the rest starts the same

@@ -1473,13 +1473,18 @@ class Compiler {
 
   // NodeRare::cond_direct: a node whose only in-place keywords are if / then / else, each
   // branch name_judged or member-judged (MemberJudged), one at least member-judged, and
-  // the names the member-judged ones require among the first 64 watched (added to them).
+  // the names the member-judged ones require among the first 64 watched (added to them);
+  // beside them, anyOf, oneOf and not only of name_judged branches (Finalize judges those
+  // by the names seen, as it does for any node).
   void CondParts(uint32_t i) {
     Node& n = out_->nodes[i];
+    auto judged = [&](uint32_t c) { return out_->nodes[c].name_judged; };
     if (n.kind != Node::kSchema || n.if_ == kNone || n.ref != kNone || n.dynamic_ref != kNone ||
-        n.dynamic_name != kNone || !n.all_of.empty() || !n.any_of.empty() || !n.one_of.empty() ||
-        n.not_ != kNone || !n.rare().dependent_schemas.empty() || n.tracks_evaluated ||
-        (n.has & (Node::kConst | Node::kEnum)))
+        n.dynamic_name != kNone || !n.all_of.empty() ||
+        !std::all_of(n.any_of.begin(), n.any_of.end(), judged) ||
+        !std::all_of(n.one_of.begin(), n.one_of.end(), judged) ||
+        (n.not_ != kNone && !judged(n.not_)) || !n.rare().dependent_schemas.empty() ||
+        n.tracks_evaluated || (n.has & (Node::kConst | Node::kEnum)))
       return;
     const uint32_t branch[3] = {n.if_, n.then_, n.else_};
     uint8_t parts = 0;
@@ -1512,12 +1517,13 @@ class Compiler {
     for (int p = 0; p < 3; ++p) r.cond_required[p] = required[p];
   }
   // A branch that on an object checks `required` and `properties` alone, each property one
-  // of its parent's whose subschema judges a container by its type and counts alone (no
-  // keyword that looks into one, no in-place keyword, const or enum): its verdict follows
-  // from the names present and each member's verdicts, with no evaluation of its own. A
-  // count (minItems, maxItems, minProperties, maxProperties) is judged at the member's
-  // end, by the frame its own subschema opens (Node::kCondCount): one that always opens a
-  // direct frame for that kind of container (CountHost).
+  // of its parent's: its verdict follows from the names present and each member's
+  // verdicts, with no evaluation of its own. A member's scalar is judged by the branch's
+  // subschema for it (Validator::CondChild); a container, when that subschema judges one
+  // by its type and counts alone (no keyword that looks into one, no in-place keyword,
+  // const or enum: ShallowCheck), by its type when it opens and its counts at its end
+  // (Node::kCondCount), and by an evaluation of the subschema beside the member's own
+  // (Validator::CondContainer, NodeRare::cond_deep) when not.
   bool MemberJudged(uint32_t c, uint32_t parent) const {
     const Node& b = out_->nodes[c];
     if (b.kind != Node::kSchema || (b.has & ~uint32_t{Node::kType}) != 0 ||
@@ -1528,30 +1534,31 @@ class Compiler {
         b.unevaluated_properties != kNone || b.dynamic_ref != kNone)
       return false;
     const std::vector<Property>& own = sources_[parent].properties;
-    for (const Property& p : sources_[c].properties) {
-      auto o =
-          std::find_if(own.begin(), own.end(), [&](const Property& o) { return o.name == p.name; });
-      if (o == own.end()) return false;
-      const Node& v = out_->nodes[p.node];
-      if (v.kind != Node::kSchema) continue;
-      const bool item_counts = v.min_items != 0 || v.max_items != kNoLimit;
-      const bool member_counts = v.min_properties != 0 || v.max_properties != kNoLimit;
-      const Source& vs = sources_[p.node];
-      if (v.has_in_place || v.tracks_evaluated ||
-          (v.has & (Node::kConst | Node::kEnum | Node::kUniqueItems | Node::kContains)) ||
-          (v.has_object_work &&
-           (!vs.properties.empty() || !vs.required.empty() ||
-            !v.rare().pattern_properties.empty() || v.additional_properties != kNone ||
-            v.property_names != kNone || !v.rare().dependent_required.empty() ||
-            !v.rare().dependent_schemas.empty() || v.unevaluated_properties != kNone)) ||
-          (v.has_array_work &&
-           (!v.prefix_items.empty() || v.items != kNone || v.unevaluated_items != kNone)))
+    for (const Property& p : sources_[c].properties)
+      if (std::none_of(own.begin(), own.end(), [&](const Property& o) { return o.name == p.name; }))
         return false;
-      if ((item_counts && !CountHost(o->node, false)) ||
-          (member_counts && !CountHost(o->node, true)))
-        return false;
-    }
     return true;
+  }
+  // Whether the subschema v of a member-judged branch for a member whose own subschema is
+  // `own` judges a container by its type and counts alone, its counts (if any) at the end
+  // of a direct frame own always opens (CountHost). False: the container is evaluated by v.
+  bool ShallowCheck(uint32_t v_index, uint32_t own) const {
+    const Node& v = out_->nodes[v_index];
+    if (v.kind != Node::kSchema) return true;
+    const Source& vs = sources_[v_index];
+    if (v.has_in_place || v.tracks_evaluated ||
+        (v.has & (Node::kConst | Node::kEnum | Node::kUniqueItems | Node::kContains)) ||
+        (v.has_object_work &&
+         (!vs.properties.empty() || !vs.required.empty() || !v.rare().pattern_properties.empty() ||
+          v.additional_properties != kNone || v.property_names != kNone ||
+          !v.rare().dependent_required.empty() || !v.rare().dependent_schemas.empty() ||
+          v.unevaluated_properties != kNone)) ||
+        (v.has_array_work &&
+         (!v.prefix_items.empty() || v.items != kNone || v.unevaluated_items != kNone)))
+      return false;
+    const bool item_counts = v.min_items != 0 || v.max_items != kNoLimit;
+    const bool member_counts = v.min_properties != 0 || v.max_properties != kNoLimit;
+    return (!item_counts || CountHost(own, false)) && (!member_counts || CountHost(own, true));
   }
   // Whether node i opens a direct frame for every map (is_map) or array, with no capture:
   // what DirectFlags will find, asked before it runs (a map with patternProperties and
@@ -1592,12 +1599,14 @@ class Compiler {
         const size_t at = static_cast<size_t>(m - nodes[i].member_table.data());
         const uint32_t own = m->property;  // (a property of the node: MemberJudged)
         uint32_t base = own;
+        const bool deep = std::any_of(checks.begin(), checks.end(),
+                                      [&](const auto& c) { return !ShallowCheck(c.second, own); });
         const bool counts = std::any_of(checks.begin(), checks.end(), [&](const auto& c) {
           const Node& v = nodes[c.second];
           return v.kind == Node::kSchema && (v.min_items != 0 || v.max_items != kNoLimit ||
                                              v.min_properties != 0 || v.max_properties != kNoLimit);
         });
-        if (counts) {
+        if (counts && !deep) {
           // A copy of the member's subschema whose frame judges the counts at its end
           // (Validator::CondCount): it always has end work, and no quick end, so that its
           // end reaches FinalizeDirect. (Its end as the original's: NodeRare::cond_base.)
@@ -1620,6 +1629,7 @@ class Compiler {
         copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
         NodeRare& r = copy.rare_mut();
         r.cond_base = base;
+        r.cond_deep = deep;
         r.cond_checks = std::move(checks);
         nodes.push_back(std::move(copy));
         nodes[i].member_table[at].property = static_cast<uint32_t>(nodes.size() - 1);
@@ -1676,8 +1686,11 @@ class Compiler {
       const uint8_t present =
           static_cast<uint8_t>(1u | (n->then_ != kNone ? 2u : 0u) | (n->else_ != kNone ? 4u : 0u));
       if (n->rare().cond_parts == present && n->rare().dependent_required_w.empty() &&
+          n->any_of.empty() && n->one_of.empty() && n->not_ == kNone &&
           (n->required_w.empty() || n->required_mask))
         n->has |= Node::kCondNode;
+      else if (n->has_end_table)
+        n->has |= Node::kCondTable;
       return;
     }
     // (uniqueItems: a direct array frame captures its items; a map has no use for it.)

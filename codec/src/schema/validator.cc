@@ -492,8 +492,22 @@ bool Validator::Bool(bool b) {
   return OnScalar(v);
 }
 
+bool Validator::SpecialUint(uint64_t u) { return special_writer_->Uint(u) && SpecialDone(); }
+
+bool Validator::UintScalar(uint64_t u) {
+  Scalar v;
+  v.type = kTypeNumber;
+  v.num = Scalar::kUint;
+  v.u = u;
+  v.integral = true;
+  return OnScalar(v);
+}
+
 bool Validator::Uint(uint64_t u) {
-  if (special_) return special_writer_->Uint(u) && SpecialDone();
+  // (Tail calls only, so that the common case keeps no frame: with the special writer's
+  // call and the Scalar in here, every integer paid some 15 instructions of prologue.)
+  if (special_) [[unlikely]]
+    return SpecialUint(u);
   // A direct frame's (or a lone member's) integer whose subschema is none, or a plain one
   // that lets an integer through and whose bounds it is within (ids, counts, indices).
   // Past 2^53 (twitter's ids), its double is within a relative 2^-53 of it, and the sure
@@ -506,12 +520,7 @@ bool Validator::Uint(uint64_t u) {
         return u <= kExact ? WithinBounds(n, d) : d >= n.sure_low && d <= n.sure_high;
       }))
     return extra_bytes_ == extra_accounted_ || AccountExtras();
-  Scalar v;
-  v.type = kTypeNumber;
-  v.num = Scalar::kUint;
-  v.u = u;
-  v.integral = true;
-  return OnScalar(v);
+  return UintScalar(u);
 }
 
 bool Validator::TextValue(std::string_view s) {
@@ -963,6 +972,14 @@ bool Validator::CondChild(Frame& f, const Node& item, const Scalar& v) {
 
 uint32_t Validator::CondContainer(const Frame& p, const Node& item, bool is_map) {
   const NodeRare& r = item.rare();
+  if (r.cond_deep && IsDirect(p)) {
+    // The member's own subschema and each branch's, as the slots of an ordinary frame.
+    slots_.push_back(Slot{p.evals_begin, r.cond_base, kMust});
+    for (const auto& [bit, node] : r.cond_checks)
+      slots_.push_back(
+          Slot{p.evals_begin, node, static_cast<SlotKind>(kCond + std::countr_zero(bit))});
+    return kNone;
+  }
   if (IsDirect(p)) {
     for (const auto& [bit, node] : r.cond_checks) {
       const Node& c = nodes_[node];
@@ -1036,6 +1053,9 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
         ++ev.contains;
         if (nodes_[ev.node].draft == Draft::k2020 && ev.tracks) SetBit(ExtraOf(ev).claims, index);
       }
+      return;
+    default:  // kCond + p
+      if (!ok) ev.cond |= static_cast<uint8_t>(1u << (kind - kCond));
       return;
     case kUneval:
       if (!ok) {
@@ -1723,7 +1743,11 @@ void Validator::FinalizeDirect(uint32_t e, const Frame& f) {
         PassesEnd(b, f, evals_[e]))
       return;
   }
-  if ((n.has & Node::kCondNode) && PassesCondEnd(n, f, evals_[e])) return;
+  if (n.has & (Node::kCondNode | Node::kCondTable)) {
+    if ((n.has & Node::kCondNode) ? PassesCondEnd(n, f, evals_[e])
+                                  : PassesCondTable(n, f, evals_[e]))
+      return;
+  }
   Finalize(e, f);
 }
 

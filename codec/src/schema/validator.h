@@ -444,6 +444,16 @@ class Validator {
     if (CondBranchPasses(r, ev, 0)) return !(r.cond_parts & 2) || CondBranchPasses(r, ev, 1);
     return !(r.cond_parts & 4) || CondBranchPasses(r, ev, 2);
   }
+  // PassesCondEnd for a Node::kCondTable's map: its counts, each member-judged branch
+  // passing, and the end table's verdict on the names seen (which takes those branches as
+  // passing).
+  static bool PassesCondTable(const Node& n, const Frame& f, const Eval& ev) {
+    const NodeRare& r = n.rare();
+    for (int p = 0; p < 3; ++p)
+      if ((r.cond_parts >> p & 1) && !CondBranchPasses(r, ev, p)) return false;
+    return f.count >= n.min_properties && f.count <= n.max_properties &&
+           (n.end_table >> (ev.seen & 63) & 1) != 0;
+  }
   // Whether Finalize would find nothing wrong at the end of evaluation e's map, read from
   // its node's end_table (Node::end_table; false: Finalize decides, and says why): the
   // evaluation tracks nothing, its member count is within bounds, every evaluation it
@@ -578,6 +588,9 @@ class Validator {
   // Tagged items the JSON mapping gives a text or a number of their own (bignums, IP
   // addresses, timestamps as text, byte strings): written by the JSON writer, read back.
   bool SpecialNull();
+  [[gnu::noinline]] bool SpecialUint(uint64_t u);
+  // An integer Uint does not pass at once: as a Scalar, the whole way.
+  [[gnu::noinline]] bool UintScalar(uint64_t u);
   bool SpecialBool(bool b);
   bool SpecialBegin(bool is_map);
   bool SpecialEnd(bool is_map);
