@@ -284,7 +284,8 @@ struct alignas(64) Node {
   bool tracks_evaluated = false;
   bool has_in_place = false;  // any in-place applicator: allOf .. else, $ref, dependentSchemas
   // A scalar is judged here by type, bounds, length, pattern, format and texts alone (no
-  // in-place applicator, multipleOf or content; const or enum only as texts): Validator
+  // in-place applicator or content, multipleOf only an integer one; const or enum only as
+  // texts): Validator
   // tries a scalar against it inline first, and only a failure goes the whole way (for its
   // message). Also a scalar_union for the types it surely passes (plain_types).
   bool scalar_plain = false;
@@ -361,7 +362,7 @@ struct alignas(64) Node {
   // compare passes minimum, maximum, exclusiveMinimum and exclusiveMaximum for certain:
   // each bound moved inwards by a relative 2^-48, then to a float (rounded inwards). The
   // proof is at SureBounds (compiler.cc); a number outside the range is converted exactly
-  // (Double).
+  // (Double). Empty for a node with multipleOf.
   float sure_low = -std::numeric_limits<float>::infinity();
   float sure_high = std::numeric_limits<float>::infinity();
   uint32_t contains = kNone;  // (here, in what was padding: the floats add no bytes)

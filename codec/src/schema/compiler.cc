@@ -256,8 +256,9 @@ class Compiler {
   // when some indexed subschemas are never compiled). (Grown
   // by doubling, twitter's nodes of 512 bytes took 53 more fresh heap pages to load, each
   // first touch a page fault: about 11 us on the benchmark machine.) Also room for the
-  // member copies a conditional may take (MakeCondMembers), at most one per property of
-  // an if / then / else: twitter's five took the table past its room, 42 more faults.
+  // member copies a conditional may take (MakeCondMembers), at most two per property of
+  // an if / then / else (a member's copy and its kCondCount copy): twitter's five took the
+  // table past its room, 42 more faults.
   void ReserveNodes() {
     size_t cond = 0;
     for (const Pos& p : positions_) {
@@ -1351,7 +1352,14 @@ class Compiler {
   // Computing L rounds within b 2^-53, which the margins absorb; an L that overflows is
   // infinite and takes nothing. Each upper bound is the mirror image, -L(-b). The range is
   // kept as two floats, each rounded inwards, so that both fit the node's first 64 bytes.
+  // A node with multipleOf has an empty range: no approximation settles it (TakeDecimal
+  // then leaves the number to the exact conversion, with no test of its own).
   static void SureBounds(Node* n) {
+    if (n->has & Node::kMultipleOf) {
+      n->sure_low = std::numeric_limits<float>::infinity();
+      n->sure_high = -std::numeric_limits<float>::infinity();
+      return;
+    }
     auto low = [](double b, bool exclusive) {
       if (b == 0) return exclusive ? std::numeric_limits<double>::denorm_min() : 0.0;
       return b > 0 ? b * (1 + 0x1p-48) : b * (1 - 0x1p-48);
@@ -1394,7 +1402,9 @@ class Compiler {
       m.direct = names_direct && m.size != Node::Member::kEmpty && m.property != kNone &&
                  (m.watch < 64 || m.watch == kNone);
     n->lone_keys = !(kw & Node::kKeyUneval) && (!(kw & Node::kKeyPatterns) || n->one_pattern);
-    n->scalar_plain = !n->has_in_place && !(n->has & (Node::kMultipleOf | Node::kContent)) &&
+    // (An integer multipleOf is checked inline: citm's amounts.)
+    n->scalar_plain = !n->has_in_place && !(n->has & Node::kContent) &&
+                      (!(n->has & Node::kMultipleOf) || n->integer_multiple) &&
                       (!(n->has & (Node::kConst | Node::kEnum)) || n->texts_only);
     n->scalar_union = n->has == 0 && n->pattern == kNone && n->min_length == 0 &&
                       n->max_length == kNoLimit && n->any_of.empty() != n->one_of.empty() &&
@@ -1560,9 +1570,10 @@ class Compiler {
     const bool member_counts = v.min_properties != 0 || v.max_properties != kNoLimit;
     return (!item_counts || CountHost(own, false)) && (!member_counts || CountHost(own, true));
   }
-  // Whether node i opens a direct frame for every map (is_map) or array, with no capture:
-  // what DirectFlags will find, asked before it runs (a map with patternProperties and
-  // a node with anything in place refused, where DirectFlags may take them).
+  // Whether node i opens a direct frame for every map (is_map) or array, with no capture,
+  // and has nothing in place: a Node::kCondCount copy of it then reads a container as it
+  // does. (Not a conditional's node, whose own member copies this same pass may not have
+  // made yet; no patternProperties, which DirectFlags takes only as one_pattern.)
   bool CountHost(uint32_t i, bool is_map) const {
     const Node& n = out_->nodes[i];
     if (n.kind == Node::kTrue) return true;

@@ -284,22 +284,6 @@ bool Validator::NegInt(uint64_t n) {
   return OnScalar(v);
 }
 
-bool Validator::Double(double d) {
-  if (special_) return special_writer_->Double(d) && SpecialDone();
-  if (!std::isfinite(d)) [[unlikely]] {
-    if (ctx_.options.nonfinite_as_null) return Null();
-    return ctx_.Fail(ErrorCode::kUnrepresentable,
-                     "NaN and infinities have no JSON Schema instance (option nonfinite_as_null)");
-  }
-  Scalar v;
-  v.type = kTypeNumber;
-  v.num = Scalar::kDouble;
-  v.d = d;
-  v.integral = d == std::floor(d);
-  v.is_float = true;
-  return OnScalar(v);
-}
-
 bool Validator::Text(std::string_view s) {
   if (unusual_) [[unlikely]]
     return SpecialText(s);
@@ -441,6 +425,8 @@ inline uint8_t TypeBits(const Validator::Scalar& v, Draft d) {
   if (!(n.plain_types & t)) return false;  // (a texts_only node: strings alone)
   if (v.type == kTypeNumber) {
     if (!(n.has & Node::kNumeric)) return true;
+    // (The evaluation's own check, exact: a scalar_plain node's multipleOf is an integer.)
+    if ((n.has & Node::kMultipleOf) && !MultipleOf(v, n)) return false;
     // In double when the number is one exactly (a double, an integer of at most 2^53),
     // with no x87 long double: the bounds are doubles.
     constexpr uint64_t kExact = uint64_t{1} << 53;
@@ -516,11 +502,47 @@ bool Validator::Uint(uint64_t u) {
         constexpr uint64_t kExact = uint64_t{1} << 53;  // (as PassesPlain: exact in double)
         if (!n.scalar_plain || !(n.plain_types & (kTypeNumber | kTypeInteger))) return false;
         if (!(n.has & Node::kNumeric)) return true;
+        // (An integer multipleOf, below 2^53: exact as an integer.)
+        if ((n.has & Node::kMultipleOf) && u % static_cast<uint64_t>(n.multiple_of) != 0)
+          return false;
         const double d = static_cast<double>(u);
         return u <= kExact ? WithinBounds(n, d) : d >= n.sure_low && d <= n.sure_high;
       }))
     return extra_bytes_ == extra_accounted_ || AccountExtras();
   return UintScalar(u);
+}
+
+bool Validator::SpecialDouble(double d) { return special_writer_->Double(d) && SpecialDone(); }
+
+bool Validator::Double(double d) {
+  // (Tail calls only, as Uint.) A direct frame's finite double whose subschema is none, or
+  // a plain one that takes any number and whose bounds it is within: CBOR's and
+  // MessagePack's floats (GeoJSON's coordinates), which come as doubles where JSON's
+  // decimals come to TakeDecimal.
+  if (special_) [[unlikely]]
+    return SpecialDouble(d);
+  if (std::isfinite(d) && PassDirect([d](const Node& n) {
+        if (!n.scalar_plain || !(n.plain_types & kTypeNumber)) return false;
+        if (!(n.has & Node::kNumeric)) return true;
+        return !(n.has & Node::kMultipleOf) && WithinBounds(n, d);
+      }))
+    return extra_bytes_ == extra_accounted_ || AccountExtras();
+  return DoubleScalar(d);
+}
+
+bool Validator::DoubleScalar(double d) {
+  if (!std::isfinite(d)) [[unlikely]] {
+    if (ctx_.options.nonfinite_as_null) return Null();
+    return ctx_.Fail(ErrorCode::kUnrepresentable,
+                     "NaN and infinities have no JSON Schema instance (option nonfinite_as_null)");
+  }
+  Scalar v;
+  v.type = kTypeNumber;
+  v.num = Scalar::kDouble;
+  v.d = d;
+  v.integral = d == std::floor(d);
+  v.is_float = true;
+  return OnScalar(v);
 }
 
 bool Validator::TextValue(std::string_view s) {
@@ -691,6 +713,7 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
   Eval* const evals = evals_.data();
   MemberKey mk{};  // (made at the first member lookup)
   bool made = false;
+  bool refused = false;  // a branch refused the name (SettleToDirect)
   for (uint32_t e = f.evals_begin; e < end; ++e) {
     Eval& ev = evals[e];
     if (!ev.valid && !ev.committed) {
@@ -728,6 +751,7 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
     if (!claimed && (work & Node::kKeyAdditional)) {
       if (nodes_[n.additional_properties].kind == Node::kFalse) {
         if (!RefuseMember(ev, n, key, offset)) return false;
+        refused |= !ev.committed;
       } else {
         slots_.push_back(Slot{e, n.additional_properties, kMust});
       }
@@ -744,7 +768,58 @@ bool Validator::EachKey(Frame& f, std::string_view key, uint64_t offset) {
     if ((work & Node::kKeyNames) && !JudgeName(ev, n, key, offset)) return false;
   }
   item_offset_ = offset;
+  if (refused) [[unlikely]]
+    SettleToDirect(f);
   return AccountExtras();
+}
+
+void Validator::SettleToDirect(Frame& f) {
+  // [the union, its branches]: the union's node as DirectLeaf asks, nothing tracked, each
+  // branch a leaf of the union (made in place under it), one alone live.
+  if (f.mode != Frame::kEach || f.capture) return;
+  const uint32_t b = f.evals_begin;
+  const uint32_t end = static_cast<uint32_t>(evals_.size());
+  const Eval& u = evals_[b];
+  if (u.parent != kNone || u.subtree_end != end || u.tracks || u.extra != kNone ||
+      !PlainUnion(nodes_[u.node]))
+    return;
+  uint32_t live = kNone;
+  for (uint32_t c = b + 1; c < end; c = evals_[c].subtree_end) {
+    if (Settled(evals_[c])) continue;
+    if (live != kNone) return;
+    live = c;
+  }
+  if (live == kNone) return;
+  const Eval& l = evals_[live];
+  const Node& ln = nodes_[l.node];
+  if (l.subtree_end != live + 1 || l.tracks || l.extra != kNone || l.committed ||
+      ln.kind != Node::kSchema || !ln.direct_map || ln.has_in_place)
+    return;
+  // The name's slots: the live branch's member subschema, if any, is the frame's child.
+  uint32_t child = kNone;
+  for (uint32_t s = f.slots_begin; s < slots_.size(); ++s) {
+    const Slot& slot = slots_[s];
+    if (slot.owner != live || slot.kind != kMust || child != kNone) return;
+    child = slot.node;
+  }
+  // As MakeChoice's DirectLeaf evaluation: a branch's (not committed) delivering to the
+  // union's owner, its role naming the union (CloseDirect: UnionFailed).
+  Eval ev = l;
+  ev.parent = kNone;
+  ev.subtree_end = b + 1;
+  ev.owner = u.owner;
+  ev.owner_kind = u.owner_kind;
+  ev.role = nodes_[u.node].one_of.empty() ? kAny : kOne;
+  ev.role_index = u.node;
+  evals_[b] = ev;
+  evals_.truncate(b + 1);
+  slots_.truncate(f.slots_begin);
+  f.node = l.node;
+  f.mode = Frame::kDirect;
+  f.child = child;
+  const Node::Member* m = ln.FindMember(f.key, MemberKeyOf(f.key));
+  f.expect = m != nullptr ? m->next : ln.first_member;
+  f.rest_lengths = f.rest_bits = ~uint64_t{0};
 }
 
 void Validator::UnevaluatedNoSlot(uint32_t e, uint32_t node, std::string_view key) {
@@ -1594,14 +1669,9 @@ bool Validator::DirectLeaf(const ObjectPlan& p) const {
   // record of evaluated members: what Compiler::Union asks of a choice's union already,
   // checked again here), and a leaf a direct frame reads, with nothing in place.
   if (p.evals.size() < 2) return false;
-  const Node& u = nodes_[p.evals[0].node];
   const Node& l = nodes_[p.evals[1].node];
   // (Or a NodeRare::cond_direct leaf, whose branches the plan makes in place.)
-  return !p.committed_false && !p.capture && u.kind == Node::kSchema &&
-         (u.has & ~uint32_t{Node::kType}) == 0 && (u.types & kTypeObject) && u.name_tests.empty() &&
-         !u.has_object_work && !u.tracks_evaluated && u.all_of.empty() && u.not_ == kNone &&
-         u.if_ == kNone && u.ref == kNone && u.dynamic_ref == kNone &&
-         u.rare().dependent_schemas.empty() && u.any_of.empty() != u.one_of.empty() &&
+  return !p.committed_false && !p.capture && PlainUnion(nodes_[p.evals[0].node]) &&
          p.evals[1].parent == 0 && p.evals[1].subtree_end == p.evals.size() &&
          l.kind == Node::kSchema && l.direct_map &&
          (p.evals.size() == 2 ? !l.has_in_place : l.rare().cond_direct);

@@ -344,6 +344,21 @@ class Validator {
     if (evals == 1) f.rest_lengths = 0;
   }
   [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);
+  // After EachKey, when an uncommitted evaluation's additionalProperties refused the name:
+  // a planned union's map whose branches but one are now ruled out becomes that branch's
+  // direct frame, as MakeChoice makes one at the first name (DirectLeaf) when the first
+  // name tells (workflow's jobs, whose first name is mostly one both branches take).
+  [[gnu::noinline]] void SettleToDirect(Frame& f);
+  // A union with nothing else to judge on a map: a type that takes one, no object keyword
+  // or name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
+  // Compiler::Union asks of a choice's union).
+  static bool PlainUnion(const Node& u) {
+    return u.kind == Node::kSchema && (u.has & ~uint32_t{Node::kType}) == 0 &&
+           (u.types & kTypeObject) && u.name_tests.empty() && !u.has_object_work &&
+           !u.tracks_evaluated && u.all_of.empty() && u.not_ == kNone && u.if_ == kNone &&
+           u.ref == kNone && u.dynamic_ref == kNone && u.rare().dependent_schemas.empty() &&
+           u.any_of.empty() != u.one_of.empty();
+  }
   // What both do with a watched name, a member additionalProperties refuses, and a name
   // propertyNames judges. False when stopped.
   void Watch(Eval& ev, uint32_t w);
@@ -589,6 +604,9 @@ class Validator {
   // addresses, timestamps as text, byte strings): written by the JSON writer, read back.
   bool SpecialNull();
   [[gnu::noinline]] bool SpecialUint(uint64_t u);
+  [[gnu::noinline]] bool SpecialDouble(double d);
+  // A double Double does not pass at once (or not finite): the whole way.
+  [[gnu::noinline]] bool DoubleScalar(double d);
   // An integer Uint does not pass at once: as a Scalar, the whole way.
   [[gnu::noinline]] bool UintScalar(uint64_t u);
   bool SpecialBool(bool b);
