@@ -1213,6 +1213,12 @@ bool Validator::OnBeginRest(bool is_map) {
       return OpenDirect(s.node, s.owner, s.kind,
                         s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed), is_map,
                         offset, capture);
+    if (is_map && !capture) {
+      const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
+      const uint32_t plan = nodes_[s.node].object_plan[committed];
+      if (plan != kNone && set_.plans[plan].choice == kNone && DirectLeaf(set_.plans[plan]))
+        return OpenLeafOfUnion(set_.plans[plan], s, offset);
+    }
   }
   // Filled in place (a Frame built aside and copied costs a stall per field), pushed last:
   // a violation found while the Evals are made has the parent's path.
@@ -1661,6 +1667,17 @@ bool Validator::CloseInts(Frame& f) {
 bool Validator::CloseChoose(Frame& f) {
   if (!MakeChoice(f, ChoiceTable::Entry{})) return false;
   return f.mode == Frame::kDirect ? CloseDirect(f) : CloseGeneral(f);
+}
+
+bool Validator::OpenLeafOfUnion(const ObjectPlan& p, const Slot& s, uint64_t offset) {
+  // As MakeChoice's DirectLeaf frame: a branch's evaluation (not committed) delivering to
+  // the union's owner, its role naming the union (CloseDirect: UnionFailed).
+  const uint32_t leaf = p.evals[1].node;
+  if (!OpenDirect(leaf, s.owner, s.kind, false, true, offset, false)) return false;
+  Eval& ev = evals_.back();
+  ev.role = nodes_[p.evals[0].node].one_of.empty() ? kAny : kOne;
+  ev.role_index = p.evals[0].node;
+  return true;
 }
 
 bool Validator::DirectLeaf(const ObjectPlan& p) const {
