@@ -201,6 +201,9 @@ struct NodeRare {
   // subschema for the member.
   uint32_t cond_base = ~uint32_t{0};
   std::vector<std::pair<uint8_t, uint32_t>> cond_checks;
+  // A union whose one branch alone takes an array (Compiler::ArrayLeaf): an array due to
+  // the union alone opens that branch's direct frame (Validator::OpenLeafOfUnion).
+  uint32_t array_leaf = ~uint32_t{0};
   // A container of the member is evaluated by each branch's subschema beside its own
   // (one of them judges more than its type and counts): Validator::CondContainer.
   bool cond_deep = false;

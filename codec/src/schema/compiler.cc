@@ -199,6 +199,7 @@ class Compiler {
     if (!out_->uses_dynamic_scope) {
       for (Node& n : out_->nodes) DirectFlags(&n);
       for (Node& n : out_->nodes) LeafArray(&n);
+      for (Node& n : out_->nodes) ArrayLeaf(&n);
     }
     if (!out_->uses_dynamic_scope) {
       for (uint32_t i = 0; i < out_->nodes.size(); ++i) {
@@ -1715,6 +1716,35 @@ class Compiler {
   }
 
   // Node::leaf_array (after every node's scalar_plain and direct_array).
+  // NodeRare::array_leaf: a union with nothing else to judge on an array (a type that
+  // takes one, no array keyword, nothing in place but anyOf or oneOf, no record of
+  // evaluated items) of which one branch alone takes an array, every other one's `type`
+  // excluding it (or false); that branch a direct array with nothing in place and no
+  // uniqueItems.
+  void ArrayLeaf(Node* n) const {
+    const std::vector<Node>& nodes = out_->nodes;
+    if (n->kind != Node::kSchema || (n->has & ~uint32_t{Node::kType}) != 0 ||
+        ((n->has & Node::kType) && !(n->types & kTypeArray)) || n->has_array_work ||
+        n->tracks_evaluated || !n->all_of.empty() || n->not_ != kNone || n->if_ != kNone ||
+        n->ref != kNone || n->dynamic_ref != kNone || !n->rare().dependent_schemas.empty() ||
+        n->any_of.empty() == n->one_of.empty())
+      return;
+    uint32_t leaf = kNone;
+    for (uint32_t c : n->any_of.empty() ? n->one_of : n->any_of) {
+      const Node& b = nodes[c];
+      if (b.kind == Node::kFalse ||
+          (b.kind == Node::kSchema && (b.has & Node::kType) && !(b.types & kTypeArray)))
+        continue;
+      // (Not one that captures its items: its ends, CloseInts and CloseDirectCaptured,
+      // report no union.)
+      if (leaf != kNone || b.kind != Node::kSchema || !b.direct_array || b.captures_items ||
+          b.has_in_place)
+        return;
+      leaf = c;
+    }
+    if (leaf != kNone) n->rare_mut().array_leaf = leaf;
+  }
+
   void LeafArray(Node* n) const {
     const std::vector<Node>& nodes = out_->nodes;
     // (A subschema that lets a container through would have it open a frame here: the

@@ -1217,7 +1217,9 @@ bool Validator::OnBeginRest(bool is_map) {
       const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
       const uint32_t plan = nodes_[s.node].object_plan[committed];
       if (plan != kNone && set_.plans[plan].choice == kNone && DirectLeaf(set_.plans[plan]))
-        return OpenLeafOfUnion(set_.plans[plan], s, offset);
+        return OpenLeafOfUnion(s.node, set_.plans[plan].evals[1].node, s, true, offset);
+    } else if (!capture && nodes_[s.node].rare().array_leaf != kNone) {
+      return OpenLeafOfUnion(s.node, nodes_[s.node].rare().array_leaf, s, false, offset);
     }
   }
   // Filled in place (a Frame built aside and copied costs a stall per field), pushed last:
@@ -1669,14 +1671,14 @@ bool Validator::CloseChoose(Frame& f) {
   return f.mode == Frame::kDirect ? CloseDirect(f) : CloseGeneral(f);
 }
 
-bool Validator::OpenLeafOfUnion(const ObjectPlan& p, const Slot& s, uint64_t offset) {
+bool Validator::OpenLeafOfUnion(uint32_t union_node, uint32_t leaf, const Slot& s, bool is_map,
+                                uint64_t offset) {
   // As MakeChoice's DirectLeaf frame: a branch's evaluation (not committed) delivering to
   // the union's owner, its role naming the union (CloseDirect: UnionFailed).
-  const uint32_t leaf = p.evals[1].node;
-  if (!OpenDirect(leaf, s.owner, s.kind, false, true, offset, false)) return false;
+  if (!OpenDirect(leaf, s.owner, s.kind, false, is_map, offset, false)) return false;
   Eval& ev = evals_.back();
-  ev.role = nodes_[p.evals[0].node].one_of.empty() ? kAny : kOne;
-  ev.role_index = p.evals[0].node;
+  ev.role = nodes_[union_node].one_of.empty() ? kAny : kOne;
+  ev.role_index = union_node;
   return true;
 }
 

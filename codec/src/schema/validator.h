@@ -350,9 +350,11 @@ class Validator {
   // name tells (workflow's jobs, whose first name is mostly one both branches take).
   [[gnu::noinline]] void SettleToDirect(Frame& f);
   // A map due to one union whose plan leaves one branch that a direct frame reads
-  // (DirectLeaf: the other branches' types take no object, or are no branches of a plan):
-  // that branch's direct frame, opened as MakeChoice opens one. False when stopped.
-  [[gnu::noinline]] bool OpenLeafOfUnion(const ObjectPlan& p, const Slot& s, uint64_t offset);
+  // (DirectLeaf: the other branches' types take no object, or are no branches of a plan),
+  // or an array due to one whose NodeRare::array_leaf is that branch: the branch's direct
+  // frame, opened as MakeChoice opens one. False when stopped.
+  [[gnu::noinline]] bool OpenLeafOfUnion(uint32_t union_node, uint32_t leaf, const Slot& s,
+                                         bool is_map, uint64_t offset);
   // A union with nothing else to judge on a map: a type that takes one, no object keyword
   // or name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
   // Compiler::Union asks of a choice's union).

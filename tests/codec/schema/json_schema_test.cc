@@ -857,6 +857,11 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
               // its direct frame from the start (Validator::OpenLeafOfUnion).
               R"({"oneOf":[{"type":"string"},{"type":"object","properties":{"n":{"type":"string"},"r":{"type":"integer"}},"required":["n"],"additionalProperties":false}]})",
               R"({"anyOf":[{"type":"null"},{"type":["array","boolean"]},{"properties":{"t":{"const":"a"},"v":{"maximum":1}},"required":["t"]}]})",
+              // And one alone takes an array (NodeRare::array_leaf).
+              R"({"oneOf":[{"type":"string"},{"type":"array","items":{"type":"integer"},"maxItems":2}]})",
+              R"({"anyOf":[{"type":["null","object"]},{"type":"array","prefixItems":[{"const":1}]},false]})",
+              // (Two that take an array: no leaf.)
+              R"({"oneOf":[{"type":"array","maxItems":1},{"type":["array","string"],"minItems":1}]})",
           };
   const std::vector<std::pair<std::string, std::string>> contexts = {
       {"A", "X"},
@@ -922,12 +927,16 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
       R"({"n":"x","x":1,"q1":null,"q2":0})",
       R"({"n":"x","r":3,"n":"y"})",
       "[]",
+      "[1,2]",
+      "[1,2,3]",
+      R"([1,"x"])",
+      "[[1]]",
       R"("s")",
       "null",
   };
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, Tracking, Same, &compared, &refused);
-  EXPECT_EQ(compared, 12 * 5 * 58);
+  EXPECT_EQ(compared, 15 * 5 * 62);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 8);
 }
