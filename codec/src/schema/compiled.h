@@ -207,6 +207,9 @@ struct NodeRare {
   // A container of the member is evaluated by each branch's subschema beside its own
   // (one of them judges more than its type and counts): Validator::CondContainer.
   bool cond_deep = false;
+  // With cond_deep, a map of the member opens this node's direct frame instead
+  // (Compiler::NestedHost: Node::kCondNested), kNone: the ordinary frame.
+  uint32_t cond_nested = ~uint32_t{0};
 };
 inline const NodeRare kNoRare{};
 // A Node's NodeRare: a unique_ptr that a copy of the node copies (Compiler's cond
@@ -261,6 +264,9 @@ struct alignas(64) Node {
     // (Validator::PassesCondTable), since the table takes every branch it does not judge
     // by names as passing.
     kCondTable = 1u << 15,
+    // A member's subschema copied for a conditional's branches that look into its map
+    // (NodeRare::cond_nested): its end hands its branch bits to its parent's evaluation.
+    kCondNested = 1u << 16,
     kNumeric = kMinimum | kMaximum | kExclusiveMinimum | kExclusiveMaximum | kMultipleOf,
   };
   // true / false schemas (and `{}`): kTrue accepts everything with no keyword work.

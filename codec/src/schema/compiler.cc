@@ -1271,9 +1271,8 @@ class Compiler {
 
   // Node::members and its table, once the node is in place (the names are views of its
   // watched strings, or of Compiled::long_names).
-  void BuildMembers(uint32_t i) {
-    Node* n = &out_->nodes[i];
-    const std::vector<Property>& properties = sources_[i].properties;
+  void BuildMembers(uint32_t i) { BuildMembersOf(&out_->nodes[i], sources_[i].properties); }
+  void BuildMembersOf(Node* n, const std::vector<Property>& properties) {
     struct Named {
       std::string_view name;
       uint32_t property;
@@ -1618,6 +1617,7 @@ class Compiler {
           return v.kind == Node::kSchema && (v.min_items != 0 || v.max_items != kNoLimit ||
                                              v.min_properties != 0 || v.max_properties != kNoLimit);
         });
+        const uint32_t nested = deep ? NestedHost(own, checks) : kNone;
         if (counts && !deep) {
           // A copy of the member's subschema whose frame judges the counts at its end
           // (Validator::CondCount): it always has end work, and no quick end, so that its
@@ -1642,11 +1642,91 @@ class Compiler {
         NodeRare& r = copy.rare_mut();
         r.cond_base = base;
         r.cond_deep = deep;
+        r.cond_nested = nested;
         r.cond_checks = std::move(checks);
         nodes.push_back(std::move(copy));
         nodes[i].member_table[at].property = static_cast<uint32_t>(nodes.size() - 1);
       }
     }
+  }
+
+  // NodeRare::cond_nested: for a member whose own subschema `own` is a direct map with
+  // nothing in place and no patternProperties, and whose branches' subschemas (`checks`)
+  // check `properties` alone (and a type), each property's subschema judging a container
+  // by its type alone: a copy of own (Node::kCondNested) whose member table holds, for each
+  // such property, a Node::kCondMember copy of own's subschema for the name (its property,
+  // else its additionalProperties) listing the branches' subschemas for it. A map of the
+  // member opens the copy's direct frame; its members set the branches' bits in its
+  // evaluation, which its end hands to the parent's (Validator::CondNested). kNone: the
+  // map gets the ordinary frame of NodeRare::cond_deep.
+  uint32_t NestedHost(uint32_t own, const std::vector<std::pair<uint8_t, uint32_t>>& checks) {
+    std::vector<Node>& nodes = out_->nodes;
+    {
+      const Node& o = nodes[own];
+      if (o.kind != Node::kSchema || !o.direct_map || o.has_in_place || o.tracks_evaluated ||
+          (o.has & (Node::kConst | Node::kEnum)) || !o.rare().pattern_properties.empty() ||
+          o.unevaluated_properties != kNone || o.property_names != kNone)
+        return kNone;
+    }
+    std::vector<Property> props = sources_[own].properties;
+    std::vector<std::pair<std::string, std::vector<std::pair<uint8_t, uint32_t>>>> by_name;
+    for (const auto& [bit, c] : checks) {
+      const Node& cn = nodes[c];
+      if (cn.kind == Node::kTrue) continue;
+      const Source& cs = sources_[c];
+      if (cn.kind != Node::kSchema || (cn.has & ~uint32_t{Node::kType}) != 0 || cn.has_in_place ||
+          cn.tracks_evaluated || !cs.required.empty() || !cn.rare().pattern_properties.empty() ||
+          cn.additional_properties != kNone || cn.property_names != kNone ||
+          cn.min_properties != 0 || cn.max_properties != kNoLimit ||
+          !cn.rare().dependent_required.empty() || !cn.rare().dependent_schemas.empty() ||
+          cn.unevaluated_properties != kNone)
+        return kNone;
+      for (const Property& p : cs.properties) {
+        const Node& v = nodes[p.node];
+        if (v.kind == Node::kSchema &&
+            (!ShallowCheck(p.node, p.node) || v.min_items != 0 || v.max_items != kNoLimit ||
+             v.min_properties != 0 || v.max_properties != kNoLimit))
+          return kNone;
+        auto it = std::find_if(by_name.begin(), by_name.end(),
+                               [&](const auto& e) { return e.first == p.name; });
+        if (it == by_name.end()) it = by_name.insert(by_name.end(), {p.name, {}});
+        it->second.emplace_back(bit, p.node);
+      }
+    }
+    if (by_name.empty()) return kNone;
+    for (auto& [name, member_checks] : by_name) {
+      auto it = std::find_if(props.begin(), props.end(),
+                             [&](const Property& p) { return p.name == name; });
+      const uint32_t base = it != props.end() ? it->node : nodes[own].additional_properties;
+      if (base == kNone) return kNone;  // (a name with no subschema of its own)
+      Node copy = nodes[base];
+      copy.has |= Node::kCondMember;
+      copy.scalar_plain = false;
+      copy.plain_types = 0;
+      copy.scalar_union = false;
+      copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
+      NodeRare& r = copy.rare_mut();
+      r.cond_base = base;
+      r.cond_checks = std::move(member_checks);
+      nodes.push_back(std::move(copy));
+      const uint32_t at = static_cast<uint32_t>(nodes.size() - 1);
+      if (it != props.end())
+        it->node = at;
+      else
+        props.push_back(Property{name, at});
+    }
+    Node host = nodes[own];
+    host.has |= Node::kCondNested;
+    host.rare_mut().cond_base = own;
+    nodes.push_back(std::move(host));
+    Node& h = nodes.back();
+    BuildMembersOf(&h, props);
+    WorkFlags(&h);
+    h.end_object_work = true;  // (its end reaches FinalizeDirect: no quick end)
+    h.quick_end = false;
+    h.direct_map = true;
+    h.direct_array = h.leaf_array = h.captures_items = false;
+    return static_cast<uint32_t>(nodes.size() - 1);
   }
 
   // A scalar union that every null, or every boolean, passes whatever its value (a branch

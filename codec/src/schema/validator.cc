@@ -1047,6 +1047,15 @@ bool Validator::CondChild(Frame& f, const Node& item, const Scalar& v) {
 
 uint32_t Validator::CondContainer(const Frame& p, const Node& item, bool is_map) {
   const NodeRare& r = item.rare();
+  if (r.cond_deep && IsDirect(p) && is_map && r.cond_nested != kNone) {
+    // The branches' types now, their properties in the nested node's frame (CondNested).
+    for (const auto& [bit, node] : r.cond_checks) {
+      const Node& c = nodes_[node];
+      if (c.kind == Node::kSchema && (c.has & Node::kType) && !(c.types & kTypeObject))
+        evals_[p.evals_begin].cond |= bit;
+    }
+    return r.cond_nested;
+  }
   if (r.cond_deep && IsDirect(p)) {
     // The member's own subschema and each branch's, as the slots of an ordinary frame.
     slots_.push_back(Slot{p.evals_begin, r.cond_base, kMust});
@@ -1080,6 +1089,15 @@ void Validator::CondCount(uint32_t e, const Frame& f) {
                              : f.count >= c.min_items && f.count <= c.max_items;
     if (!ok) evals_[owner].cond |= bit;
   }
+}
+
+void Validator::CondNested(uint32_t e, const Frame& f) {
+  (void)f;
+  if (frames_.size() < 2) return;
+  const Frame& p = frames_[frames_.size() - 2];
+  const uint32_t owner = evals_[e].owner;
+  if (!IsDirect(p) || owner != p.evals_begin) return;
+  evals_[owner].cond |= evals_[e].cond;
 }
 
 void Validator::MakeItemSlots(Frame& f) {
@@ -1824,8 +1842,11 @@ bool Validator::CloseDirectCaptured(Frame& f) {
 
 void Validator::FinalizeDirect(uint32_t e, const Frame& f) {
   const Node& n = nodes_[f.node];
-  if (n.has & Node::kCondCount) [[unlikely]] {
-    CondCount(e, f);
+  if (n.has & (Node::kCondCount | Node::kCondNested)) [[unlikely]] {
+    if (n.has & Node::kCondCount)
+      CondCount(e, f);
+    else
+      CondNested(e, f);
     // Then the end as the member's own subschema's frame has it.
     const Node& b = nodes_[n.rare().cond_base];
     if (b.kind != Node::kSchema || !(f.is_map ? b.end_object_work : b.end_array_work) ||

@@ -276,6 +276,9 @@ class Validator {
   // its parent is a direct frame whose evaluation it delivers to, each branch's subschema
   // for it judges its count, a failure recorded in that evaluation's EvalRecord::cond.
   [[gnu::noinline]] void CondCount(uint32_t e, const Frame& f);
+  // The same for a Node::kCondNested copy's map: the bits its members set in its
+  // evaluation (the branches' properties failed) go to its parent's.
+  [[gnu::noinline]] void CondNested(uint32_t e, const Frame& f);
   static constexpr size_t kMaxExactPower10 = 22;  // 10^22 is the last power of 10 a double holds
   static constexpr double kExactPowersOf10[kMaxExactPower10 + 1] = {
       1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
