@@ -1633,21 +1633,30 @@ class Compiler {
           nodes.push_back(std::move(host));
           base = static_cast<uint32_t>(nodes.size() - 1);
         }
-        Node copy = nodes[own];
-        copy.has |= Node::kCondMember;
-        copy.scalar_plain = false;
-        copy.plain_types = 0;
-        copy.scalar_union = false;
-        copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
-        NodeRare& r = copy.rare_mut();
-        r.cond_base = base;
+        const uint32_t copy = CondMemberCopy(own, base, std::move(checks));
+        NodeRare& r = nodes[copy].rare_mut();
         r.cond_deep = deep;
         r.cond_nested = nested;
-        r.cond_checks = std::move(checks);
-        nodes.push_back(std::move(copy));
-        nodes[i].member_table[at].property = static_cast<uint32_t>(nodes.size() - 1);
+        nodes[i].member_table[at].property = copy;
       }
     }
+  }
+  // A Node::kCondMember copy of node `own` (a member's subschema) holding cond_base and
+  // cond_checks: no inline check passes it and it opens no direct frame. Its index.
+  uint32_t CondMemberCopy(uint32_t own, uint32_t base,
+                          std::vector<std::pair<uint8_t, uint32_t>> checks) {
+    std::vector<Node>& nodes = out_->nodes;
+    Node copy = nodes[own];
+    copy.has |= Node::kCondMember;
+    copy.scalar_plain = false;
+    copy.plain_types = 0;
+    copy.scalar_union = false;
+    copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
+    NodeRare& r = copy.rare_mut();
+    r.cond_base = base;
+    r.cond_checks = std::move(checks);
+    nodes.push_back(std::move(copy));
+    return static_cast<uint32_t>(nodes.size() - 1);
   }
 
   // NodeRare::cond_nested: for a member whose own subschema `own` is a direct map with
@@ -1694,22 +1703,19 @@ class Compiler {
       }
     }
     if (by_name.empty()) return kNone;
-    for (auto& [name, member_checks] : by_name) {
+    // Each name's own subschema: its property, else additionalProperties (none: no host).
+    std::vector<uint32_t> bases;
+    for (const auto& entry : by_name) {
+      auto it = std::find_if(props.begin(), props.end(),
+                             [&](const Property& p) { return p.name == entry.first; });
+      bases.push_back(it != props.end() ? it->node : nodes[own].additional_properties);
+      if (bases.back() == kNone) return kNone;
+    }
+    for (size_t k = 0; k < by_name.size(); ++k) {
+      auto& [name, member_checks] = by_name[k];
+      const uint32_t at = CondMemberCopy(bases[k], bases[k], std::move(member_checks));
       auto it = std::find_if(props.begin(), props.end(),
                              [&](const Property& p) { return p.name == name; });
-      const uint32_t base = it != props.end() ? it->node : nodes[own].additional_properties;
-      if (base == kNone) return kNone;  // (a name with no subschema of its own)
-      Node copy = nodes[base];
-      copy.has |= Node::kCondMember;
-      copy.scalar_plain = false;
-      copy.plain_types = 0;
-      copy.scalar_union = false;
-      copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
-      NodeRare& r = copy.rare_mut();
-      r.cond_base = base;
-      r.cond_checks = std::move(member_checks);
-      nodes.push_back(std::move(copy));
-      const uint32_t at = static_cast<uint32_t>(nodes.size() - 1);
       if (it != props.end())
         it->node = at;
       else
