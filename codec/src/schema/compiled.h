@@ -514,6 +514,16 @@ struct alignas(64) Node {
     return *rare_;
   }
 };
+// A union with nothing else to judge on a map: a type that takes one, no object keyword or
+// name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
+// Compiler::Union asks of a choice's union).
+inline bool PlainUnion(const Node& u) {
+  return u.kind == Node::kSchema && (u.has & ~uint32_t{Node::kType}) == 0 &&
+         (u.types & kTypeObject) && u.name_tests.empty() && !u.has_object_work &&
+         !u.tracks_evaluated && u.all_of.empty() && u.not_ == kNone && u.if_ == kNone &&
+         u.ref == kNone && u.dynamic_ref == kNone && u.rare().dependent_schemas.empty() &&
+         u.any_of.empty() != u.one_of.empty();
+}
 static_assert(sizeof(Node) == 512,
               "a Node's fields outgrew 512 bytes: a rare one belongs in NodeRare");
 
@@ -581,6 +591,10 @@ struct ObjectPlan {
   // The node's UnionChoice (Compiled::choices), kNone when it has none: its maps open
   // with no evaluation (Validator's Frame::kChoose). (Here, read where a map's plan is.)
   uint32_t choice = kNone;
+  // Where the plan has the one leaf a direct frame reads alone under a union (or unions,
+  // one the only branch made of the other), 0 when it has none (Compiler::DirectLeaf):
+  // the map is read as that leaf's direct frame (Validator::MakeChoice, OnBeginRest).
+  uint32_t direct_leaf = 0;
 };
 
 // A few strings, each with the leaves it leaves live and their plans (UnionChoice), found

@@ -1026,7 +1026,29 @@ class Compiler {
 
   using Keep = std::function<bool(uint32_t, uint32_t)>;
   // Adds a plan to Compiled::plans with its rest_lengths and rest_bits; its index.
+  // ObjectPlan::direct_leaf: [the union, (unions, each the one branch made of the one
+  // before,) its one live leaf]: unions with nothing else to judge on a map (PlainUnion),
+  // and a leaf a direct frame reads, with nothing in place (or a NodeRare::cond_direct
+  // leaf, whose branches the plan makes in place). GeoJSON's geometry member: a union of
+  // null and the Geometry union, whose choice of "Point" leaves [member, Geometry, Point].
+  // (After DirectFlags: the plans are made after it.)
+  uint32_t DirectLeaf(const ObjectPlan& p) const {
+    const std::vector<Node>& nodes = out_->nodes;
+    const size_t size = p.evals.size();
+    if (size < 2 || p.committed_false || p.capture || !PlainUnion(nodes[p.evals[0].node])) return 0;
+    uint32_t at = 1;
+    while (at + 1 < size && p.evals[at + 1].parent == at && PlainUnion(nodes[p.evals[at].node]))
+      ++at;
+    for (uint32_t k = 1; k <= at; ++k)
+      if (p.evals[k].parent != k - 1 || p.evals[k].subtree_end != size) return 0;
+    const Node& l = nodes[p.evals[at].node];
+    if (l.kind != Node::kSchema || !l.direct_map ||
+        (at + 1 == size ? l.has_in_place : !l.rare().cond_direct))
+      return 0;
+    return at;
+  }
   uint32_t AddPlan(ObjectPlan plan) {
+    plan.direct_leaf = DirectLeaf(plan);
     uint64_t lengths = 0, bits = 0;
     bool members_only = true;
     for (size_t k = 1; k < plan.evals.size(); ++k) {

@@ -666,12 +666,12 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
   const uint32_t plan = choice.plans[committed] != kNone ? choice.plans[committed]
                                                          : nodes_[f.node].object_plan[committed];
   const ObjectPlan& p = set_.plans[plan];
-  if (DirectLeaf(p)) {
+  if (const uint32_t at = p.direct_leaf) {
     // One leaf live, whose map a direct frame reads: the frame becomes its direct frame,
     // its evaluation a branch's (not committed) that delivers to the union's owner, as
     // the union's verdict is the leaf's (the branches not made fail). Its role names the
     // union, whose failure CloseDirect reports when it counts (UnionFailed).
-    const uint32_t leaf = p.evals[1].node;
+    const uint32_t leaf = p.evals[at].node;
     const Node& ln = nodes_[leaf];
     const uint32_t e = static_cast<uint32_t>(evals_.size());
     Eval ev = DirectEval(leaf, s.owner, s.kind,
@@ -1234,8 +1234,9 @@ bool Validator::OnBeginRest(bool is_map) {
     if (is_map && !capture) {
       const bool committed = s.owner == kNone || (s.kind == kMust && evals_[s.owner].committed);
       const uint32_t plan = nodes_[s.node].object_plan[committed];
-      if (plan != kNone && set_.plans[plan].choice == kNone && DirectLeaf(set_.plans[plan]))
-        return OpenLeafOfUnion(s.node, set_.plans[plan].evals[1].node, s, true, offset);
+      const uint32_t at =
+          plan != kNone && set_.plans[plan].choice == kNone ? set_.plans[plan].direct_leaf : 0;
+      if (at != 0) return OpenLeafOfUnion(s.node, set_.plans[plan].evals[at].node, s, true, offset);
     } else if (!capture && nodes_[s.node].rare().array_leaf != kNone) {
       return OpenLeafOfUnion(s.node, nodes_[s.node].rare().array_leaf, s, false, offset);
     }
@@ -1698,20 +1699,6 @@ bool Validator::OpenLeafOfUnion(uint32_t union_node, uint32_t leaf, const Slot& 
   ev.role = nodes_[union_node].one_of.empty() ? kAny : kOne;
   ev.role_index = union_node;
   return true;
-}
-
-bool Validator::DirectLeaf(const ObjectPlan& p) const {
-  // [the union, its one live leaf]: a union with nothing else to judge on a map (a type
-  // that takes one, no object keyword or name test, nothing in place but the branches, no
-  // record of evaluated members: what Compiler::Union asks of a choice's union already,
-  // checked again here), and a leaf a direct frame reads, with nothing in place.
-  if (p.evals.size() < 2) return false;
-  const Node& l = nodes_[p.evals[1].node];
-  // (Or a NodeRare::cond_direct leaf, whose branches the plan makes in place.)
-  return !p.committed_false && !p.capture && PlainUnion(nodes_[p.evals[0].node]) &&
-         p.evals[1].parent == 0 && p.evals[1].subtree_end == p.evals.size() &&
-         l.kind == Node::kSchema && l.direct_map &&
-         (p.evals.size() == 2 ? !l.has_in_place : l.rare().cond_direct);
 }
 
 void Validator::UnionFailed(uint32_t e, const Frame& f) {

@@ -308,9 +308,6 @@ class Validator {
   [[gnu::noinline]] bool ChooseValue(Frame& f, const std::string_view* value);
   bool MakeChoice(Frame& f, const ChoiceTable::Entry& choice);
   [[gnu::noinline]] bool CloseChoose(Frame& f);  // a kChoose frame's end: the full plan
-  // Whether a choice's plan is a union and one leaf that a direct frame can read alone
-  // (MakeChoice).
-  bool DirectLeaf(const ObjectPlan& p) const;
   // The union's violation when the leaf of such a frame failed and the union counts.
   [[gnu::noinline]] void UnionFailed(uint32_t e, const Frame& f);
   [[gnu::noinline]] bool CapturedKey(Frame& f, std::string_view key, uint64_t offset);
@@ -358,16 +355,6 @@ class Validator {
   // frame, opened as MakeChoice opens one. False when stopped.
   [[gnu::noinline]] bool OpenLeafOfUnion(uint32_t union_node, uint32_t leaf, const Slot& s,
                                          bool is_map, uint64_t offset);
-  // A union with nothing else to judge on a map: a type that takes one, no object keyword
-  // or name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
-  // Compiler::Union asks of a choice's union).
-  static bool PlainUnion(const Node& u) {
-    return u.kind == Node::kSchema && (u.has & ~uint32_t{Node::kType}) == 0 &&
-           (u.types & kTypeObject) && u.name_tests.empty() && !u.has_object_work &&
-           !u.tracks_evaluated && u.all_of.empty() && u.not_ == kNone && u.if_ == kNone &&
-           u.ref == kNone && u.dynamic_ref == kNone && u.rare().dependent_schemas.empty() &&
-           u.any_of.empty() != u.one_of.empty();
-  }
   // What both do with a watched name, a member additionalProperties refuses, and a name
   // propertyNames judges. False when stopped.
   void Watch(Eval& ev, uint32_t w);

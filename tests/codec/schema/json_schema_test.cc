@@ -860,6 +860,8 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
               // And one alone takes an array (NodeRare::array_leaf).
               R"({"oneOf":[{"type":"string"},{"type":"array","items":{"type":"integer"},"maxItems":2}]})",
               R"({"anyOf":[{"type":["null","object"]},{"type":"array","prefixItems":[{"const":1}]},false]})",
+              // A branch with keywords of its own beside its anyOf: no leaf under it.
+              R"({"oneOf":[{"type":"string"},{"required":["n"],"anyOf":[{"properties":{"r":{"type":"integer"}}},{"required":["zz"]}]}]})",
               // (Two that take an array: no leaf.)
               R"({"oneOf":[{"type":"array","maxItems":1},{"type":["array","string"],"minItems":1}]})",
           };
@@ -936,7 +938,7 @@ TEST(JsonSchema, UnionChoicesReportWhatTheOrdinaryWayFinds) {
   };
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, Tracking, Same, &compared, &refused);
-  EXPECT_EQ(compared, 15 * 5 * 62);
+  EXPECT_EQ(compared, 16 * 5 * 62);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 8);
 }
