@@ -1734,8 +1734,9 @@ class Compiler {
       if (bases.back() == kNone) return kNone;
     }
     for (size_t k = 0; k < by_name.size(); ++k) {
-      auto& [name, member_checks] = by_name[k];
-      const uint32_t at = CondMemberCopy(bases[k], bases[k], std::move(member_checks));
+      // (No structured binding: clang 14 refuses one captured by a lambda.)
+      const std::string& name = by_name[k].first;
+      const uint32_t at = CondMemberCopy(bases[k], bases[k], std::move(by_name[k].second));
       auto it = std::find_if(props.begin(), props.end(),
                              [&](const Property& p) { return p.name == name; });
       if (it != props.end())
