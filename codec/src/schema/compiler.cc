@@ -257,9 +257,11 @@ class Compiler {
   // when some indexed subschemas are never compiled). (Grown
   // by doubling, twitter's nodes of 512 bytes took 53 more fresh heap pages to load, each
   // first touch a page fault: about 11 us on the benchmark machine.) Also room for the
-  // member copies a conditional may take (MakeCondMembers), at most two per property of
-  // an if / then / else (a member's copy and its kCondCount copy): twitter's five took the
-  // table past its room, 42 more faults.
+  // member copies a conditional may take (MakeCondMembers), two per property of an if /
+  // then / else (a member's copy and its kCondCount copy): twitter's five took the table
+  // past its room, 42 more faults. (NestedHost's copies, a host and one per property of the
+  // member's map, are not counted: a schema with such members may grow the table once
+  // while loading, a copy and no more.)
   void ReserveNodes() {
     size_t cond = 0;
     for (const Pos& p : positions_) {

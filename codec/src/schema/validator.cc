@@ -676,8 +676,7 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
     const uint32_t e = static_cast<uint32_t>(evals_.size());
     Eval ev = DirectEval(leaf, s.owner, s.kind,
                          !(ln.has & Node::kType) || (ln.types & kTypeObject) != 0, false, true);
-    ev.role = nodes_[p.evals[0].node].one_of.empty() ? kAny : kOne;
-    ev.role_index = p.evals[0].node;
+    NameUnion(ev, p.evals[0].node);
     evals_.push_back(ev);
     f.evals_begin = e;
     f.node = leaf;
@@ -809,8 +808,7 @@ void Validator::SettleToDirect(Frame& f) {
   ev.subtree_end = b + 1;
   ev.owner = u.owner;
   ev.owner_kind = u.owner_kind;
-  ev.role = nodes_[u.node].one_of.empty() ? kAny : kOne;
-  ev.role_index = u.node;
+  NameUnion(ev, u.node);
   evals_[b] = ev;
   evals_.truncate(b + 1);
   slots_.truncate(f.slots_begin);
@@ -1076,12 +1074,17 @@ uint32_t Validator::CondContainer(const Frame& p, const Node& item, bool is_map)
   return r.cond_base;
 }
 
-void Validator::CondCount(uint32_t e, const Frame& f) {
+uint32_t Validator::CondOwner(uint32_t e) const {
   // (The frame is the last: its parent, before it.)
-  if (frames_.size() < 2) return;
+  if (frames_.size() < 2) return kNone;
   const Frame& p = frames_[frames_.size() - 2];
   const uint32_t owner = evals_[e].owner;
-  if (!IsDirect(p) || owner != p.evals_begin) return;
+  return IsDirect(p) && owner == p.evals_begin ? owner : kNone;
+}
+
+void Validator::CondCount(uint32_t e, const Frame& f) {
+  const uint32_t owner = CondOwner(e);
+  if (owner == kNone) return;
   for (const auto& [bit, node] : nodes_[f.node].rare().cond_checks) {
     const Node& c = nodes_[node];
     if (c.kind != Node::kSchema) continue;  // (CondContainer judged it)
@@ -1091,13 +1094,9 @@ void Validator::CondCount(uint32_t e, const Frame& f) {
   }
 }
 
-void Validator::CondNested(uint32_t e, const Frame& f) {
-  (void)f;
-  if (frames_.size() < 2) return;
-  const Frame& p = frames_[frames_.size() - 2];
-  const uint32_t owner = evals_[e].owner;
-  if (!IsDirect(p) || owner != p.evals_begin) return;
-  evals_[owner].cond |= evals_[e].cond;
+void Validator::CondNested(uint32_t e) {
+  const uint32_t owner = CondOwner(e);
+  if (owner != kNone) evals_[owner].cond |= evals_[e].cond;
 }
 
 void Validator::MakeItemSlots(Frame& f) {
@@ -1695,9 +1694,7 @@ bool Validator::OpenLeafOfUnion(uint32_t union_node, uint32_t leaf, const Slot& 
   // As MakeChoice's DirectLeaf frame: a branch's evaluation (not committed) delivering to
   // the union's owner, its role naming the union (CloseDirect: UnionFailed).
   if (!OpenDirect(leaf, s.owner, s.kind, false, is_map, offset, false)) return false;
-  Eval& ev = evals_.back();
-  ev.role = nodes_[union_node].one_of.empty() ? kAny : kOne;
-  ev.role_index = union_node;
+  NameUnion(evals_.back(), union_node);
   return true;
 }
 
@@ -1833,7 +1830,7 @@ void Validator::FinalizeDirect(uint32_t e, const Frame& f) {
     if (n.has & Node::kCondCount)
       CondCount(e, f);
     else
-      CondNested(e, f);
+      CondNested(e);
     // Then the end as the member's own subschema's frame has it.
     const Node& b = nodes_[n.rare().cond_base];
     if (b.kind != Node::kSchema || !(f.is_map ? b.end_object_work : b.end_array_work) ||

@@ -276,9 +276,13 @@ class Validator {
   // its parent is a direct frame whose evaluation it delivers to, each branch's subschema
   // for it judges its count, a failure recorded in that evaluation's EvalRecord::cond.
   [[gnu::noinline]] void CondCount(uint32_t e, const Frame& f);
-  // The same for a Node::kCondNested copy's map: the bits its members set in its
-  // evaluation (the branches' properties failed) go to its parent's.
-  [[gnu::noinline]] void CondNested(uint32_t e, const Frame& f);
+  // The same for a Node::kCondNested copy's map (the last frame): the bits its members set
+  // in its evaluation (the branches' properties failed) go to its parent's.
+  [[gnu::noinline]] void CondNested(uint32_t e);
+  // The evaluation that evaluation e (the last frame's) delivers to when that is its
+  // parent frame's first and the parent a direct frame, whose branch bits (EvalRecord::cond)
+  // CondCount and CondNested set; kNone otherwise.
+  uint32_t CondOwner(uint32_t e) const;
   static constexpr size_t kMaxExactPower10 = 22;  // 10^22 is the last power of 10 a double holds
   static constexpr double kExactPowersOf10[kMaxExactPower10 + 1] = {
       1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
@@ -310,6 +314,12 @@ class Validator {
   [[gnu::noinline]] bool CloseChoose(Frame& f);  // a kChoose frame's end: the full plan
   // The union's violation when the leaf of such a frame failed and the union counts.
   [[gnu::noinline]] void UnionFailed(uint32_t e, const Frame& f);
+  // A live leaf's evaluation as its union's (MakeChoice, SettleToDirect, OpenLeafOfUnion):
+  // its role names the union (kAny or kOne, role_index), so that UnionFailed reports it.
+  void NameUnion(Eval& ev, uint32_t union_node) const {
+    ev.role = nodes_[union_node].one_of.empty() ? kAny : kOne;
+    ev.role_index = union_node;
+  }
   [[gnu::noinline]] bool CapturedKey(Frame& f, std::string_view key, uint64_t offset);
   // A member name in a direct frame or a lone member / in any other (both after its
   // capture).
