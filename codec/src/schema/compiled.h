@@ -396,8 +396,14 @@ struct alignas(64) Node {
     uint8_t bit;
     // Validator::DirectKey's common case takes this member: it has a subschema, it is
     // watched among the first 64 names or not at all, and its node has no work for a name
-    // but members and additionalProperties (key_work). (In what was padding.)
-    bool direct = false;
+    // but members and additionalProperties (key_work). (In what was padding, a bit.)
+    bool direct : 1 = false;
+    // Validator::LoneMember takes this member of a kEach map's first evaluation when no
+    // other evaluation may have work for it: it has a subschema, no patternProperties
+    // entry of its node matches it, and its node has no propertyNames (so that
+    // subschema is all the first evaluation applies to its value; additionalProperties
+    // and unevaluatedProperties leave a property alone). Set at load (Compiler::SoleMembers).
+    bool sole : 1 = false;
     // The place of the property declared after this one (`properties` in document order),
     // kNoPlace for the last, for a watched name that is no property, and in a table past
     // 65,535 places: the name a direct frame expects next (FindMemberFrom).

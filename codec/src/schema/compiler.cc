@@ -193,6 +193,7 @@ class Compiler {
       BuildMembers(i);
       OnePattern(i);
       WorkFlags(&out_->nodes[i]);
+      SoleMembers(i);
     }
     for (Node& n : out_->nodes) UnionPlain(&n);
     for (Node& n : out_->nodes) EndTable(&n);
@@ -1876,6 +1877,22 @@ class Compiler {
   }
 
   // Node::one_pattern.
+  // Node::Member::sole (after WorkFlags: key_work). (From the properties' names: a member
+  // table keeps the text of a long or watched name alone.)
+  void SoleMembers(uint32_t i) {
+    Node& n = out_->nodes[i];
+    if (n.kind != Node::kSchema || (n.key_work & Node::kKeyNames)) return;
+    const std::vector<PatternProperty>& patterns = n.rare().pattern_properties;
+    for (const Property& p : sources_[i].properties) {
+      const Node::Member* found = n.FindMember(p.name, MemberKeyOf(p.name));
+      if (found == nullptr || found->property == kNone) continue;
+      Node::Member& m = n.member_table[static_cast<size_t>(found - n.member_table.data())];
+      m.sole = std::none_of(patterns.begin(), patterns.end(), [&](const PatternProperty& pp) {
+        return out_->Search(pp.regex, p.name);
+      });
+    }
+  }
+
   void OnePattern(uint32_t i) {
     Node& n = out_->nodes[i];
     if (n.kind != Node::kSchema || n.rare().pattern_properties.size() != 1) return;

@@ -635,8 +635,24 @@ bool Validator::MapKey(Frame& f, std::string_view key, uint64_t offset) {
     f.mode = Frame::kLone;
     return DirectKey(f, key, offset);
   }
+  if (f.lone_members && !RestMay(f, key) && LoneMember(f, key, offset)) return true;
   f.mode = Frame::kEach;
   return EachKey(f, key, offset);
+}
+
+bool Validator::LoneMember(Frame& f, std::string_view key, uint64_t offset) {
+  const Node& n = nodes_[f.node];
+  Eval& ev = evals_[f.evals_begin];
+  if ((!ev.valid && !ev.committed) || !n.MightBeMember(key)) return false;
+  const Node::Member* m = n.FindMemberFrom(f.expect, key, MemberKeyOf(key));
+  if (m == nullptr || !m->sole) return false;
+  f.mode = Frame::kLone;
+  f.expect = m->next;
+  f.key_bit = m->bit;
+  f.child = m->property;
+  if (m->watch != kNone) Watch(ev, m->watch);
+  item_offset_ = offset;
+  return AccountExtras();
 }
 
 bool Validator::ChooseKey(Frame& f, std::string_view key, uint64_t offset) {

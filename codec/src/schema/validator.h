@@ -171,6 +171,8 @@ class Validator {
     //   frame's rest_lengths or rest_bits), when that evaluation takes a name as a direct
     //   frame's does (Lone). The member is then read as a direct frame's: DirectKey keeps its
     //   subschema in `child`, with no slot. The next name sets the mode again (MapKey).
+    //   Also a name only the first evaluation has work for that is a Member::sole member
+    //   of its node, when the evaluation takes other names another way (LoneMember).
     // - kLeaf: a direct array of a Node::leaf_array node opened by OnBegin's common case,
     //   with its evaluation not yet made (evals_ ends at evals_begin): its items so far
     //   passed PassDirect. Any other event in it (a scalar the inline checks do not pass, a
@@ -231,6 +233,9 @@ class Validator {
     // Maps read the kEach way: whether the first evaluation takes a name as a direct
     // frame's does (SetLone), so that a name no other evaluation may have work for is lone.
     bool lone_names = false;
+    // Maps read the kEach way whose first evaluation takes a name some other way (not
+    // lone_names): whether its Member::sole members are lone (LoneMember).
+    bool lone_members = false;
   };
   static_assert(sizeof(Frame) == 128, "a Frame's index is a shift");
 
@@ -348,11 +353,26 @@ class Validator {
   // record of it (no tracking). When that evaluation is the frame's only one, no name may
   // have work past it: rest_lengths 0, so RestMay says no to every name. (The frame's
   // evaluations stay as they are made while it is open: its children's come and go.)
+  // Else, lone_members: when the node has members and no propertyNames (Member::sole).
+  // Even when the evaluation tracks the names it evaluates (unevaluatedProperties: package's
+  // root): its own record of a name is never read (Finalize reads the records of what it
+  // applied in place, and its own list of the names it did not evaluate, which a member
+  // is not on), so a lone member needs none.
   void SetLone(Frame& f) {
     const size_t evals = evals_.size() - f.evals_begin;
     f.lone_names = evals != 0 && !evals_[f.evals_begin].tracks && nodes_[f.node].lone_keys;
+    f.lone_members =
+        evals != 0 && !f.lone_names && nodes_[f.node].kind == Node::kSchema &&
+        (nodes_[f.node].key_work & (Node::kKeyMembers | Node::kKeyNames)) == Node::kKeyMembers;
+    if (f.lone_members) f.expect = Node::Member::kNoPlace;  // (a place in f.node's table)
     if (evals == 1) f.rest_lengths = 0;
   }
+  // A kEach map's name that RestMay says no other evaluation has work for, when it is a
+  // Member::sole member of the first evaluation's node and that evaluation is not settled:
+  // the member is read as a lone one (Frame::kLone), its subschema in `child`, as EachKey
+  // would have made its one slot (and watched the name). False, with nothing changed,
+  // for any other name: EachKey takes it.
+  [[gnu::noinline]] bool LoneMember(Frame& f, std::string_view key, uint64_t offset);
   [[gnu::noinline]] bool EachKey(Frame& f, std::string_view key, uint64_t offset);
   // After EachKey, when an uncommitted evaluation's additionalProperties refused the name:
   // a planned union's map whose branches but one are now ruled out becomes that branch's

@@ -782,7 +782,8 @@ TEST(JsonSchema, UniqueItemsNamesTheEqualPairAtEveryLength) {
 // properties (a planned map's rest_lengths and rest_bits: "tags" has the length of the
 // `then` branch's "kind", and another NameBit) and every name of a map whose one evaluation
 // is not direct (name_judged anyOf / oneOf branches). "unevaluatedProperties": true changes
-// no verdict but makes the evaluation track its members, which turns the lone path off:
+// no verdict but makes the evaluation track its members, which turns that path off (its
+// members may still be lone: LoneMembersOfTrackingMapsReportWhatTheOrdinaryWayFinds):
 // every instance must get the same violations (offset, path, message) either way.
 TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
   const std::vector<std::string> schemas = {
@@ -814,6 +815,58 @@ TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, Tracking, Same, &compared, &refused);
   EXPECT_EQ(compared, 3 * 5 * 12);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 8);
+}
+
+// A member of a map read the kEach way that only the map's first evaluation has work for,
+// when that evaluation takes other names another way (unevaluatedProperties, which makes
+// it track what it evaluates; patternProperties that match no property; bundles of
+// allOf joined to it), is read as a lone member (Validator::LoneMember) when no pattern
+// matches its name and its node has no propertyNames (Member::sole): package.json's root.
+// Every instance must get the same violations (offset, path, message less the "/allOf/0"
+// step) as the schema read the ordinary way (Ordinary: its map's first evaluation then has
+// no members, and every name is read the kEach way): with a pattern that matches a property
+// ("f.o"), propertyNames, watched names (required, dependentRequired), names with work in an if /
+// then branch or an allOf entry not joined (one that names a property of the map's own),
+// unevaluated names, a repeated name, and members whose values are themselves such maps.
+TEST(JsonSchema, LoneMembersOfTrackingMapsReportWhatTheOrdinaryWayFinds) {
+  const std::vector<std::string> schemas = {
+      R"({"allOf":[{"properties":{"name":{"type":"string"},"sub":{"maxProperties":2}}},{"properties":{"id":{"multipleOf":2}},"required":["name"]}],"properties":{"id":{"type":"integer"},"sub":{"type":"object","required":["k"]},"flag":{"type":"boolean"}},"patternProperties":{"^x-":true},"unevaluatedProperties":false,"if":{"properties":{"flag":{"const":true}},"required":["flag"]},"then":{"required":["id"],"properties":{"id":{"minimum":5}}}})",
+      R"({"properties":{"foo":{"type":"array","maxItems":2},"bar":{"type":"string"},"n":{"type":"integer","minimum":0}},"patternProperties":{"f.o":{"minItems":1},"^q":{"type":"null"}},"additionalProperties":{"type":"integer"},"unevaluatedProperties":false,"required":["n"]})",
+      R"({"type":"object","required":["a","b"],"dependentRequired":{"a":["c"]},"allOf":[{"properties":{"c":{"type":"boolean"},"d":{"items":{"type":"integer"}}}}],"properties":{"a":{"type":"string","maxLength":2},"b":{"type":"object","properties":{"z":{"const":1}},"additionalProperties":false}},"unevaluatedProperties":{"type":"number"}})",
+      R"({"properties":{"k":{"enum":[1,2]},"m":{"type":"object","required":["r"]}},"patternProperties":{"^p":{"type":"string"},"^s":{"minimum":5}}})",
+      R"({"properties":{"o":{"properties":{"i":{"type":"integer"}},"patternProperties":{"^_":true,"^-":{"type":"string"}},"unevaluatedProperties":false},"bb":{"type":"integer"},"zz":{"type":"integer"}},"propertyNames":{"pattern":"^[a-o_-]"},"unevaluatedProperties":false})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"a":A}})", R"({"a":X})"},
+      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
+      {R"({"not":A})", "X"},
+      {R"({"items":A})", "[X,{}]"},
+  };
+  const std::vector<std::string> instances = {
+      "{}",
+      R"({"id":7,"name":"n","sub":{"k":1}})",
+      R"({"flag":true,"id":1,"name":"n"})",
+      R"({"name":2,"id":"x","sub":{},"x-y":[1],"zz":1})",
+      R"({"n":1,"foo":[],"bar":"s","q1":null,"other":3})",
+      R"({"n":-1,"foo":[1,2,3],"fxo":["a"],"q":1,"bar":null})",
+      R"({"a":"abc","b":{"z":2},"d":[1,"2"],"e":"s"})",
+      R"({"a":"ab","b":{"z":1},"c":true,"e":2})",
+      R"({"k":3,"m":{},"p1":5,"s":1,"t":null})",
+      R"({"k":1,"m":{"r":0},"p":"s","s":6})",
+      R"({"o":{"i":"1","_x":1,"-y":2,"j":3},"bb":1})",
+      R"({"o":{"i":1,"-y":"s"},"bb":"s","p":1})",
+      R"({"bb":2,"zz":1,"o":{}})",
+      R"({"id":3,"name":"n","sub":{"k":1,"l":2,"m":3}})",
+      R"({"n":1,"bar":"a","id":4,"bar":"b"})",
+      "[]",
+      "3",
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, Ordinary, StripAllOf, &compared, &refused);
+  EXPECT_EQ(compared, 5 * 5 * 17);
   EXPECT_GT(refused, compared / 4);
   EXPECT_GT(compared - refused, compared / 8);
 }
