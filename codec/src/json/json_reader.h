@@ -338,7 +338,8 @@ inline bool JsonReader<S>::Number(const char* p, const char* e, uint64_t at) {
           }
         }
         if constexpr (kTakesDecimals) {
-          if constexpr (kItemStarts) sink_.ItemStart(at);
+          // (No ItemStart: a decimal TakeDecimal settles passes, and no offset of it is
+          // kept; one it declines gets its ItemStart before Double, below.)
           bool ok;
           if (sink_.TakeDecimal(s, m, negative, &ok)) return ok || FailAt(at);
         }

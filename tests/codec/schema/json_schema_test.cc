@@ -54,6 +54,18 @@ TEST(JsonSchema, ViolationNamesOffsetPathAndKeyword) {
   const Status m = Check(*set, Format::kMsgpack, std::string("\x81\xa1\x61\x92\x05\x01", 6));
   EXPECT_EQ(m.offset, 5u);
   EXPECT_EQ(m.path, "/a/1");
+  // Decimals, which the JSON reader first offers the validator before their conversion
+  // (Validator::TakeDecimal): one it declines is judged at its own offset, after a number
+  // it settled and after one it declined.
+  std::vector<Status> all;
+  const Status d = Check(*set, Format::kJson, R"({"a": [5.5, 1.5, 2.5, 0.25]})", &all);
+  EXPECT_EQ(d.offset, 12u);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].offset, 12u);
+  EXPECT_EQ(all[0].path, "/a/1");
+  EXPECT_EQ(all[0].message, "/properties/a/items/minimum: 1.5 is below the minimum 2");
+  EXPECT_EQ(all[1].offset, 22u);
+  EXPECT_EQ(all[1].path, "/a/3");
 }
 
 TEST(JsonSchema, ContainerKeywordsReportTheContainerStart) {
