@@ -165,6 +165,9 @@ class Validator {
     //   other item, or a container, first captures them as StartCapture and CaptureScalar
     //   would have (IntsToCapture); at its end (CloseInts), distinct items within the
     //   counts pass with no capture, anything else is captured and closed as kCaptured.
+    // - kTexts: the same for strings, at most kMaxTexts of them in kMaxTextBytes, their
+    //   bytes copied to text_bytes_ (TextsToCapture, CloseTexts): package.json's keywords
+    //   and files, a workflow's needs.
     // - kPending: a direct array with uniqueItems (Node::captures_items) outside any
     //   captured value, before its first item: that item makes it kCaptured
     //   (StartCapture), so an empty one is never captured.
@@ -208,6 +211,7 @@ class Validator {
       kKept,
       kPending,
       kInts,
+      kTexts,
       kCaptured,
       kLone,
       kDirect,
@@ -453,7 +457,7 @@ class Validator {
   bool OnEnd();
   [[gnu::noinline]] bool CloseDirect(Frame& f);          // OnEnd of a direct frame (kDirect)
   [[gnu::noinline]] bool CloseLeaf(Frame& f);            // of a kLeaf one its counts fail
-  [[gnu::noinline]] bool CloseGeneral(Frame& f);         // of any other but kCaptured
+  [[gnu::noinline]] bool CloseGeneral(Frame& f);         // of any other but kCaptured (kTexts too)
   [[gnu::noinline]] bool CloseDirectCaptured(Frame& f);  // of a kCaptured one
   // Whether a direct frame's evaluation passes what Finalize would check at its end, when
   // its node has Node::quick_end (false: Finalize decides).
@@ -688,6 +692,18 @@ class Validator {
   // canonical bytes.
   [[gnu::noinline]] bool IntsToCapture(Frame& f);
   [[gnu::noinline]] bool CloseInts(Frame& f);
+  // The same for the one Frame::kTexts frame: its strings' bytes one after another, and
+  // where each ends.
+  static constexpr size_t kMaxTexts = 16;
+  static constexpr size_t kMaxTextBytes = 512;
+  char text_bytes_[kMaxTextBytes];
+  uint16_t text_ends_[kMaxTexts];
+  std::string_view KeptText(uint64_t i) const {
+    const size_t from = i == 0 ? 0 : text_ends_[i - 1];
+    return {text_bytes_ + from, text_ends_[i] - from};
+  }
+  [[gnu::noinline]] bool TextsToCapture(Frame& f);
+  [[gnu::noinline]] bool CloseTexts(Frame& f);
 
   uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
   PodStack<Eval> evals_;

@@ -1227,6 +1227,70 @@ TEST(JsonSchema, UniqueIntegerArraysJudgeAsCapturesDo) {
   EXPECT_GT(compared - refused, compared / 10);
 }
 
+// The same for strings (Frame::kTexts): up to 16 of them and 512 bytes kept as they are,
+// compared at the array's end, and captured as the ordinary way would have when anything
+// else comes. Strings with escapes are the same strings as their unescaped text.
+TEST(JsonSchema, UniqueTextArraysJudgeAsCapturesDo) {
+  const std::vector<std::string> schemas = {
+      R"({"uniqueItems":true})",
+      R"({"type":"array","uniqueItems":true,"items":{"type":"string","minLength":1}})",
+      R"({"uniqueItems":true,"minItems":2,"maxItems":5})",
+      R"({"type":["array","string"],"uniqueItems":true,"prefixItems":[{"type":"string"}],"items":{"maxLength":3}})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"m":A}})", R"({"m":X})"},
+      {R"({"items":A})", "[X,[]]"},
+      {R"({"anyOf":[A,{"type":"null"}]})", "X"},
+      {R"({"uniqueItems":true,"items":A})", R"([X,["a"]])"},
+  };
+  auto run = [](int from, int to, const std::string& tail, size_t width) {
+    std::string out = "[";
+    for (int i = from; i <= to; ++i) {
+      std::string s = std::to_string(i);
+      s.insert(0, width > s.size() ? width - s.size() : 0, 'x');
+      out.append(i > from ? "," : "").append("\"" + s + "\"");
+    }
+    if (!tail.empty()) out.append(to >= from ? "," : "").append(tail);
+    return out.append("]");
+  };
+  const std::vector<std::string> instances = {
+      R"([""])",
+      R"(["",""])",
+      R"(["a"])",
+      R"(["a","a"])",
+      R"(["a","b"])",
+      R"(["ab","a","b"])",
+      R"(["a","\u0061"])",
+      R"(["\n","\u000a","n"])",
+      R"(["é","e","é"])",
+      R"(["b","a","b"])",
+      R"(["a",1,"a"])",
+      R"([1,"a",1])",
+      R"(["1",1])",
+      R"(["a",["a"]])",
+      R"(["a",{},"a"])",
+      R"(["a",null,"b"])",
+      R"(["a","abcd","a"])",
+      run(1, 16, "", 1),
+      run(1, 17, "", 1),
+      run(1, 16, R"("1")", 1),
+      run(1, 15, R"("15")", 1),
+      run(1, 3, "[]", 1),
+      run(1, 15, "", 33),
+      run(1, 16, "", 33),
+      run(1, 14, R"("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx2")", 33),
+      run(1, 16, R"("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx2")", 33),
+      "[" + std::string("\"") + std::string(600, 'y') + "\",\"" + std::string(600, 'y') + "\"]",
+      R"("s")",
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, AllOfTrue, Same, &compared, &refused);
+  EXPECT_EQ(compared, 4 * 5 * 28);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 10);
+}
+
 // A map whose evaluation's end is judged by names (required, dependentRequired, branches
 // that ask only for names, and how anyOf, oneOf, not and if combine them with branches that
 // were evaluated) passes by its node's end table when it can (Node::end_table,
