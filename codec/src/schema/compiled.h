@@ -356,7 +356,9 @@ struct alignas(64) Node {
   bool content_base64 = false;
   bool content_json = false;
   // texts_only: the node's const or enum (not both) has strings alone, listed in texts as
-  // they are (not canonical), for the inline check of a scalar_plain node.
+  // they are (not canonical), for the inline check of a scalar_plain node. No container is
+  // one of them: a container is not captured for them (CapturesFor), and fails them at
+  // its end with no look (Validator::Finalize).
   bool texts_only = false;
   // A scalar union: anyOf or oneOf and no other keyword a scalar is judged by (no type,
   // bounds, const, enum, format, allOf, not, if or reference): the nullable `{"anyOf":
@@ -523,6 +525,12 @@ struct alignas(64) Node {
 // A union with nothing else to judge on a map: a type that takes one, no object keyword or
 // name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
 // Compiler::Union asks of a choice's union).
+// Whether a container an evaluation of n applies to is captured for n's sake: uniqueItems,
+// or a const or enum that a container may be (workflow's `on`, whose oneOf branch of event
+// names as strings takes no object or array, is not captured).
+inline bool CapturesFor(const Node& n) {
+  return (n.has & Node::kUniqueItems) || ((n.has & (Node::kConst | Node::kEnum)) && !n.texts_only);
+}
 inline bool PlainUnion(const Node& u) {
   return u.kind == Node::kSchema && (u.has & ~uint32_t{Node::kType}) == 0 &&
          (u.types & kTypeObject) && u.name_tests.empty() && !u.has_object_work &&
@@ -593,7 +601,7 @@ struct ObjectPlan {
   uint64_t rest_lengths = ~uint64_t{0};
   uint64_t rest_bits = ~uint64_t{0};
   static constexpr size_t kMaxEntries = 64;
-  bool capture = false;  // an entry has const, enum or uniqueItems: the map is captured
+  bool capture = false;  // an entry captures the map (CapturesFor)
   // The node's UnionChoice (Compiled::choices), kNone when it has none: its maps open
   // with no evaluation (Validator's Frame::kChoose). (Here, read where a map's plan is.)
   uint32_t choice = kNone;

@@ -1138,7 +1138,7 @@ class Compiler {
       for (uint32_t i = 0; i < deps.size(); ++i)
         if (!Plan(deps[i].node, e, kDep, i, false, p, keep)) return false;
     }
-    if (n.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) p->capture = true;
+    if (CapturesFor(n)) p->capture = true;
     EvalHead& entry = p->evals[e];
     entry.subtree_end = static_cast<uint32_t>(p->evals.size());
     entry.ends = entry.tracks || entry.subtree_end != e + 1 ||

@@ -1328,7 +1328,7 @@ bool Validator::OnBeginRest(bool is_map) {
   for (uint32_t e = planned ? static_cast<uint32_t>(evals_.size()) : f.evals_begin;
        e < evals_.size(); ++e) {
     const Node& node = nodes_[evals_[e].node];
-    if (node.has & (Node::kConst | Node::kEnum | Node::kUniqueItems)) capture = true;
+    if (CapturesFor(node)) capture = true;
     if (!is_map && node.kind == Node::kSchema && node.has_array_work) {
       if (evals_[e].tracks)
         f.stable_from = kNoLimit;
@@ -1959,7 +1959,13 @@ void Validator::Finalize(uint32_t e, const Frame& f) {
              TypeNames(n.types);
     });
   }
-  if (n.has & (Node::kConst | Node::kEnum)) {
+  if ((n.has & (Node::kConst | Node::kEnum)) && n.texts_only) {
+    // Strings alone: no container is one of them (and none was captured for them).
+    if (n.has & Node::kConst)
+      fail("const", [] { return std::string("the value is not the constant"); });
+    else
+      fail("enum", [] { return std::string("the value is none of the enum's"); });
+  } else if (n.has & (Node::kConst | Node::kEnum)) {
     const std::string_view value(canon_.data() + f.canon_begin, canon_.size() - f.canon_begin);
     if ((n.has & Node::kConst) && value != n.rare().const_value)
       fail("const", [] { return std::string("the value is not the constant"); });

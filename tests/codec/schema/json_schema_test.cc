@@ -1227,6 +1227,76 @@ TEST(JsonSchema, UniqueIntegerArraysJudgeAsCapturesDo) {
   EXPECT_GT(compared - refused, compared / 10);
 }
 
+// The schema with an object put first in every enum: a container may then be one of the
+// enum's values, so it is captured for the enum's sake; no instance here is that object.
+std::string EnumWithObject(const std::string& schema) {
+  std::string other = schema;
+  for (size_t at = other.find(R"("enum":[)"); at != std::string::npos;
+       at = other.find(R"("enum":[)", at + 1))
+    other.insert(at + 8, R"({"~never":1},)");
+  return other;
+}
+
+// A const or an enum of strings alone (Node::texts_only) is no reason to capture a
+// container (CapturesFor): a container fails it at its end with no look at its bytes
+// (workflow's `on` and permissions: a oneOf of a string enum and an object). Every
+// instance must get the same violations as when each enum also has an object, for which
+// the container is captured and compared.
+TEST(JsonSchema, StringEnumsJudgeContainersWithNoCapture) {
+  const std::vector<std::string> schemas = {
+      R"({"oneOf":[{"enum":["push","pull"]},{"type":"array","uniqueItems":true,"items":{"enum":["push","pull"]}},{"type":"object","properties":{"push":{"type":["object","null"],"properties":{"branches":{"type":"array","items":{"type":"string"}}}}},"additionalProperties":false}]})",
+      R"({"oneOf":[{"enum":["read-all","write-all"]},{"type":"object","additionalProperties":{"enum":["read","write"]}}]})",
+      R"({"enum":["a","b"],"properties":{"x":{"type":"integer"}},"items":{"type":"string"}})",
+      R"({"anyOf":[{"enum":["a"]},{"type":"object","not":{"enum":["b","c"]}},{"type":"array","minItems":2}]})",
+      R"({"uniqueItems":true,"items":{"oneOf":[{"enum":["a","b"]},{"type":"object"}]}})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {"A", "X"},
+      {R"({"properties":{"a":A}})", R"({"a":X})"},
+      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
+      {R"({"not":A})", "X"},
+      {R"({"items":A})", "[X,{}]"},
+  };
+  const std::vector<std::string> instances = {
+      R"("push")",
+      R"("a")",
+      R"("read-all")",
+      "{}",
+      R"({"push":{"branches":["main"]}})",
+      R"({"push":null,"pull":1})",
+      R"({"x":1})",
+      R"({"x":"1","y":["a"]})",
+      R"({"contents":"read","pages":"none"})",
+      R"(["push","pull"])",
+      R"(["push","push"])",
+      R"(["a","b",{}])",
+      R"(["a",{},{}])",
+      R"([{"x":1},{"x":1}])",
+      "[]",
+      "[[]]",
+      "null",
+      "7",
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, EnumWithObject, Same, &compared, &refused);
+  EXPECT_EQ(compared, 5 * 5 * 18);
+  EXPECT_GT(refused, compared / 4);
+  EXPECT_GT(compared - refused, compared / 10);
+  // A const of a string fails a container as an enum of strings does, with its keyword.
+  auto set = One(R"({"properties":{"c":{"const":"x"},"e":{"enum":["x"]}}})");
+  ASSERT_TRUE(set);
+  std::vector<Status> all;
+  const Status s = Check(*set, Format::kJson, R"({"c": {"x": 1}, "e": ["x"]})", &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].offset, 6u);
+  EXPECT_EQ(all[0].path, "/c");
+  EXPECT_EQ(all[0].message, "/properties/c/const: the value is not the constant");
+  EXPECT_EQ(all[1].offset, 21u);
+  EXPECT_EQ(all[1].path, "/e");
+  EXPECT_EQ(all[1].message, "/properties/e/enum: the value is none of the enum's");
+}
+
 // The same for strings (Frame::kTexts): up to 16 of them and 512 bytes kept as they are,
 // compared at the array's end, and captured as the ordinary way would have when anything
 // else comes. Strings with escapes are the same strings as their unescaped text.
