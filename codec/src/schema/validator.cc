@@ -1693,23 +1693,32 @@ bool Validator::IntsToCapture(Frame& f) {
   return true;
 }
 
-bool Validator::CloseInts(Frame& f) {
+bool Validator::KeptCountsPass(const Frame& f) const {
   // What Finalize checks at a direct array's end (a direct_array node has no in-place
-  // keyword, const, enum or contains): its type (settled when it opened), its counts and
-  // uniqueItems. When they pass, nothing to finalize, as CloseDirect; else the ordinary
-  // way, for the messages.
+  // keyword, const, enum or contains): its type (settled when it opened), its counts, and
+  // (the caller) uniqueItems.
   const Node& n = nodes_[f.node];
-  bool pass = f.count >= n.min_items && f.count <= n.max_items &&
-              (!(n.has & Node::kType) || (n.types & kTypeArray));
-  for (uint64_t i = 1; i < f.count && pass; ++i)
-    for (uint64_t j = 0; j < i; ++j) pass &= ints_[i] != ints_[j];
-  if (!pass) return IntsToCapture(f) && CloseDirectCaptured(f);
+  return f.count >= n.min_items && f.count <= n.max_items &&
+         (!(n.has & Node::kType) || (n.types & kTypeArray));
+}
+
+bool Validator::CloseKept(Frame& f) {
+  // Nothing to finalize, as CloseDirect.
   const uint32_t e = f.evals_begin;
   extras_used_ = f.extras_begin;
   frames_.pop();
   DeliverRoot(evals_[e]);
   evals_.pop_back();
   return ChildDone();
+}
+
+bool Validator::CloseInts(Frame& f) {
+  // When the items pass, nothing to finalize; else the ordinary way, for the messages.
+  bool pass = KeptCountsPass(f);
+  for (uint64_t i = 1; i < f.count && pass; ++i)
+    for (uint64_t j = 0; j < i; ++j) pass &= ints_[i] != ints_[j];
+  if (!pass) return IntsToCapture(f) && CloseDirectCaptured(f);
+  return CloseKept(f);
 }
 
 bool Validator::TextsToCapture(Frame& f) {
@@ -1726,18 +1735,11 @@ bool Validator::TextsToCapture(Frame& f) {
 bool Validator::CloseTexts(Frame& f) {
   // As CloseInts: distinct strings (the same code points are the same bytes) within the
   // counts pass with no capture.
-  const Node& n = nodes_[f.node];
-  bool pass = f.count >= n.min_items && f.count <= n.max_items &&
-              (!(n.has & Node::kType) || (n.types & kTypeArray));
+  bool pass = KeptCountsPass(f);
   for (uint64_t i = 1; i < f.count && pass; ++i)
     for (uint64_t j = 0; j < i && pass; ++j) pass = KeptText(i) != KeptText(j);
   if (!pass) return TextsToCapture(f) && CloseDirectCaptured(f);
-  const uint32_t e = f.evals_begin;
-  extras_used_ = f.extras_begin;
-  frames_.pop();
-  DeliverRoot(evals_[e]);
-  evals_.pop_back();
-  return ChildDone();
+  return CloseKept(f);
 }
 
 bool Validator::CloseChoose(Frame& f) {

@@ -692,6 +692,10 @@ class Validator {
   // canonical bytes.
   [[gnu::noinline]] bool IntsToCapture(Frame& f);
   [[gnu::noinline]] bool CloseInts(Frame& f);
+  // A kInts or kTexts frame's end: its type and counts (KeptCountsPass), and when its items
+  // pass too, its close with nothing to finalize (CloseKept).
+  bool KeptCountsPass(const Frame& f) const;
+  bool CloseKept(Frame& f);
   // The same for the one Frame::kTexts frame: its strings' bytes one after another, and
   // where each ends.
   static constexpr size_t kMaxTexts = 16;

@@ -787,6 +787,16 @@ TEST(JsonSchema, UniqueItemsNamesTheEqualPairAtEveryLength) {
   EXPECT_EQ(checked, 39 * 3 - 1);
 }
 
+// Where the map tests below put a schema A and its instance X: the payload's, a committed
+// member's, a branch's (anyOf), under not, an item's.
+const std::vector<std::pair<std::string, std::string>> kMapPlaces = {
+    {"A", "X"},
+    {R"({"properties":{"a":A}})", R"({"a":X})"},
+    {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
+    {R"({"not":A})", "X"},
+    {R"({"items":A})", "[X,{}]"},
+};
+
 // A member of a map read the ordinary way (Frame::kEach) that only the map's first
 // evaluation has work for, when that evaluation has no patternProperties and tracks
 // nothing, is read as a direct frame's member (Frame::kLone): its subschema kept in the
@@ -803,13 +813,7 @@ TEST(JsonSchema, LoneMembersReportWhatTheOrdinaryWayFinds) {
       R"({"properties":{"id":{"type":"integer"},"tags":{"type":"array","maxItems":1},"sub":{"type":"object","required":["k"]}},"anyOf":[{"required":["id"]},{"required":["tags"]}],"propertyNames":{"maxLength":4},"additionalProperties":{"type":"string"}})",
       R"({"properties":{"id":{"type":"integer"},"sub":{"items":{"maximum":2}}},"dependentRequired":{"id":["kind"]},"oneOf":[{"required":["id"]},{"required":["q"]}],"additionalProperties":{"type":["string","null"]},"maxProperties":3})",
   };
-  const std::vector<std::pair<std::string, std::string>> contexts = {
-      {"A", "X"},
-      {R"({"properties":{"a":A}})", R"({"a":X})"},
-      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
-      {R"({"not":A})", "X"},
-      {R"({"items":A})", "[X,{}]"},
-  };
+  const auto& contexts = kMapPlaces;
   const std::vector<std::string> instances = {
       "{}",
       R"({"id":1,"kind":"a"})",
@@ -850,13 +854,7 @@ TEST(JsonSchema, LoneMembersOfTrackingMapsReportWhatTheOrdinaryWayFinds) {
       R"({"properties":{"k":{"enum":[1,2]},"m":{"type":"object","required":["r"]}},"patternProperties":{"^p":{"type":"string"},"^s":{"minimum":5}}})",
       R"({"properties":{"o":{"properties":{"i":{"type":"integer"}},"patternProperties":{"^_":true,"^-":{"type":"string"}},"unevaluatedProperties":false},"bb":{"type":"integer"},"zz":{"type":"integer"}},"propertyNames":{"pattern":"^[a-o_-]"},"unevaluatedProperties":false})",
   };
-  const std::vector<std::pair<std::string, std::string>> contexts = {
-      {"A", "X"},
-      {R"({"properties":{"a":A}})", R"({"a":X})"},
-      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
-      {R"({"not":A})", "X"},
-      {R"({"items":A})", "[X,{}]"},
-  };
+  const auto& contexts = kMapPlaces;
   const std::vector<std::string> instances = {
       "{}",
       R"({"id":7,"name":"n","sub":{"k":1}})",
@@ -1250,13 +1248,7 @@ TEST(JsonSchema, StringEnumsJudgeContainersWithNoCapture) {
       R"({"anyOf":[{"enum":["a"]},{"type":"object","not":{"enum":["b","c"]}},{"type":"array","minItems":2}]})",
       R"({"uniqueItems":true,"items":{"oneOf":[{"enum":["a","b"]},{"type":"object"}]}})",
   };
-  const std::vector<std::pair<std::string, std::string>> contexts = {
-      {"A", "X"},
-      {R"({"properties":{"a":A}})", R"({"a":X})"},
-      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
-      {R"({"not":A})", "X"},
-      {R"({"items":A})", "[X,{}]"},
-  };
+  const auto& contexts = kMapPlaces;
   const std::vector<std::string> instances = {
       R"("push")",
       R"("a")",
