@@ -522,15 +522,15 @@ struct alignas(64) Node {
     return *rare_;
   }
 };
-// A union with nothing else to judge on a map: a type that takes one, no object keyword or
-// name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
-// Compiler::Union asks of a choice's union).
 // Whether a container an evaluation of n applies to is captured for n's sake: uniqueItems,
 // or a const or enum that a container may be (workflow's `on`, whose oneOf branch of event
 // names as strings takes no object or array, is not captured).
 inline bool CapturesFor(const Node& n) {
   return (n.has & Node::kUniqueItems) || ((n.has & (Node::kConst | Node::kEnum)) && !n.texts_only);
 }
+// A union with nothing else to judge on a map: a type that takes one, no object keyword or
+// name test, nothing in place but anyOf or oneOf, no record of evaluated members (what
+// Compiler::Union asks of a choice's union).
 inline bool PlainUnion(const Node& u) {
   return u.kind == Node::kSchema && (u.has & ~uint32_t{Node::kType}) == 0 &&
          (u.types & kTypeObject) && u.name_tests.empty() && !u.has_object_work &&

@@ -166,8 +166,8 @@ class Validator {
     //   would have (IntsToCapture); at its end (CloseInts), distinct items within the
     //   counts pass with no capture, anything else is captured and closed as kCaptured.
     // - kTexts: the same for strings, at most kMaxTexts of them in kMaxTextBytes, their
-    //   bytes copied to text_bytes_ (TextsToCapture, CloseTexts): package.json's keywords
-    //   and files, a workflow's needs.
+    //   bytes copied to text_bytes_ (TextsToCapture, CloseTexts): package.json's keywords,
+    //   files, os and cpu.
     // - kPending: a direct array with uniqueItems (Node::captures_items) outside any
     //   captured value, before its first item: that item makes it kCaptured
     //   (StartCapture), so an empty one is never captured.
@@ -692,11 +692,7 @@ class Validator {
   // canonical bytes.
   [[gnu::noinline]] bool IntsToCapture(Frame& f);
   [[gnu::noinline]] bool CloseInts(Frame& f);
-  // A kInts or kTexts frame's end: its type and counts (KeptCountsPass), and when its items
-  // pass too, its close with nothing to finalize (CloseKept).
-  bool KeptCountsPass(const Frame& f) const;
-  bool CloseKept(Frame& f);
-  // The same for the one Frame::kTexts frame: its strings' bytes one after another, and
+  // As ints_, for the one Frame::kTexts frame: its strings' bytes one after another, and
   // where each ends.
   static constexpr size_t kMaxTexts = 16;
   static constexpr size_t kMaxTextBytes = 512;
@@ -708,6 +704,10 @@ class Validator {
   }
   [[gnu::noinline]] bool TextsToCapture(Frame& f);
   [[gnu::noinline]] bool CloseTexts(Frame& f);
+  // A kInts or kTexts frame's end: its type and counts (KeptCountsPass), and when its items
+  // pass too, its close with nothing to finalize (CloseKept).
+  bool KeptCountsPass(const Frame& f) const;
+  bool CloseKept(Frame& f);
 
   uint8_t opening_type_ = 0;  // kTypeObject / kTypeArray while a container's Evals are made
   PodStack<Eval> evals_;
