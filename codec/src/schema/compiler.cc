@@ -1876,7 +1876,6 @@ class Compiler {
         plain(n->items) && std::all_of(n->prefix_items.begin(), n->prefix_items.end(), plain);
   }
 
-  // Node::one_pattern.
   // Node::Member::sole (after WorkFlags: key_work). (From the properties' names: a member
   // table keeps the text of a long or watched name alone.)
   void SoleMembers(uint32_t i) {
@@ -1893,6 +1892,7 @@ class Compiler {
     }
   }
 
+  // Node::one_pattern.
   void OnePattern(uint32_t i) {
     Node& n = out_->nodes[i];
     if (n.kind != Node::kSchema || n.rare().pattern_properties.size() != 1) return;
