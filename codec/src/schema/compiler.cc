@@ -199,7 +199,7 @@ class Compiler {
     for (Node& n : out_->nodes) EndTable(&n);
     if (!out_->uses_dynamic_scope) {
       for (Node& n : out_->nodes) DirectFlags(&n);
-      for (Node& n : out_->nodes) LeafArray(&n);
+      for (Node& n : out_->nodes) Leaves(&n);
       for (Node& n : out_->nodes) ArrayLeaf(&n);
     }
     if (!out_->uses_dynamic_scope) {
@@ -1652,7 +1652,7 @@ class Compiler {
           host.has |= Node::kCondCount;
           host.end_object_work = host.end_array_work = true;
           host.quick_end = false;
-          host.leaf_array = false;
+          host.leaf_array = host.leaf_map = false;
           host.rare_mut().cond_base = own;
           host.rare_mut().cond_checks = checks;
           nodes.push_back(std::move(host));
@@ -1676,7 +1676,8 @@ class Compiler {
     copy.scalar_plain = false;
     copy.plain_types = 0;
     copy.scalar_union = false;
-    copy.direct_map = copy.direct_array = copy.leaf_array = copy.captures_items = false;
+    copy.direct_map = copy.direct_array = copy.leaf_array = copy.leaf_map = false;
+    copy.captures_items = false;
     NodeRare& r = copy.rare_mut();
     r.cond_base = base;
     r.cond_checks = std::move(checks);
@@ -1757,7 +1758,7 @@ class Compiler {
     h.end_object_work = true;  // (its end reaches FinalizeDirect: no quick end)
     h.quick_end = false;
     h.direct_map = true;
-    h.direct_array = h.leaf_array = h.captures_items = false;
+    h.direct_array = h.leaf_array = h.leaf_map = h.captures_items = false;
     return static_cast<uint32_t>(nodes.size() - 1);
   }
 
@@ -1827,7 +1828,6 @@ class Compiler {
     n->quick_max_items = n->captures_items ? std::min<uint64_t>(n->max_items, 1) : n->max_items;
   }
 
-  // Node::leaf_array (after every node's scalar_plain and direct_array).
   // NodeRare::array_leaf: a union with nothing else to judge on an array (a type that
   // takes one, no array keyword, nothing in place but anyOf or oneOf, no record of
   // evaluated items) of which one branch alone takes an array, every other one's `type`
@@ -1857,7 +1857,9 @@ class Compiler {
     if (leaf != kNone) n->rare_mut().array_leaf = leaf;
   }
 
-  void LeafArray(Node* n) const {
+  // Node::leaf_array and Node::leaf_map (after every node's scalar_plain, direct_array and
+  // direct_map).
+  void Leaves(Node* n) const {
     const std::vector<Node>& nodes = out_->nodes;
     // (A subschema that lets a container through would have it open a frame here: the
     // evaluation is then made at once, for nothing.)
@@ -1874,6 +1876,12 @@ class Compiler {
         (n->kind != Node::kSchema || !n->end_array_work || n->quick_end) &&
         (n->kind != Node::kSchema || !(n->has & Node::kType) || (n->types & kTypeArray)) &&
         plain(n->items) && std::all_of(n->prefix_items.begin(), n->prefix_items.end(), plain);
+    // (A map with no members has its names judged by DirectKeyNames, which needs the
+    // evaluation. A map with if / then / else judged by members has end work and no
+    // quick_end: DirectFlags.)
+    n->leaf_map = n->direct_map && n->kind == Node::kSchema && (n->key_work & Node::kKeyMembers) &&
+                  (!(n->has & Node::kType) || (n->types & kTypeObject)) &&
+                  (!n->end_object_work || n->quick_end);
   }
 
   // Node::Member::sole (after WorkFlags: key_work). (From the properties' names: a member

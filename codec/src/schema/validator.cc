@@ -575,8 +575,8 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (f.mode >= Frame::kLone) {  // kLone, kDirect, kLeaf
-      if (f.mode == Frame::kLeaf && !Unleaf(f)) [[unlikely]]
+    if (f.mode >= Frame::kLone) {  // kLone, kDirect, kLeafMap, kLeaf
+      if (f.mode >= Frame::kLeafMap && !Unleaf()) [[unlikely]]
         return false;
       return ScalarChild(f, v, offset);
     }
@@ -860,23 +860,40 @@ bool Validator::DirectKey(Frame& f, std::string_view key, uint64_t offset) {
   // object's members in its schema's order: 105,467 of twitter's 120,173 names here and
   // 53,047 of citm's 53,719 are found so (1,000 records). Every other name goes on to
   // DirectKeyFind, whose hash probe and name compare of any length save six registers.
-  const uint16_t at = f.expect;
-  if (at != Node::Member::kNoPlace && key.size() <= 32) {
-    const Node& n = nodes_[f.node];
-    const MemberKey k = MemberKeyOf(key);
-    const Node::Member& m = n.member_table[at];
+  if (const Node::Member* m = ExpectedMember(f, key)) {
     Eval& ev = evals_[f.evals_begin];
-    if (m.a == k.a && m.b == k.b && m.size == key.size() && m.direct &&
-        (key.size() <= 16 || SameBytes(key, n.member_names[at])) && (ev.valid || ev.committed)) {
-      f.expect = m.next;
-      f.key_bit = m.bit;
-      f.child = m.property;
-      if (m.watch != kNone) ev.seen |= uint64_t{1} << m.watch;
-      item_offset_ = offset;
+    if (ev.valid || ev.committed) {
+      TakeMember(f, *m, &ev.seen, offset);
       return true;
     }
   }
   return DirectKeyFind(f, key, offset);
+}
+
+bool Validator::LeafKey(Frame& f, std::string_view key, uint64_t offset) {
+  // DirectKey's common case, with no evaluation to read (a leaf map's is live: anything
+  // that fails makes it first).
+  if (const Node::Member* m = ExpectedMember(f, key)) {
+    TakeMember(f, *m, &f.seen, offset);
+    return true;
+  }
+  return LeafKeyFind(f, key, offset);
+}
+
+bool Validator::LeafKeyFind(Frame& f, std::string_view key, uint64_t offset) {
+  // DirectKeyFind's common case, as LeafKey has DirectKey's.
+  const Node& n = nodes_[f.node];
+  if (n.MightBeMember(key)) {
+    // (LeafKey compared a name of up to 32 bytes with the expected member: the table.)
+    const uint16_t expect = key.size() <= 32 ? Node::Member::kNoPlace : f.expect;
+    const Node::Member* m = n.FindMemberFrom(expect, key, MemberKeyOf(key));
+    if (m != nullptr && m->direct) {
+      TakeMember(f, *m, &f.seen, offset);
+      return true;
+    }
+  }
+  // (DirectKeyFind compares no name with the expected member again.)
+  return Unleaf() && DirectKeyFind(f, key, offset);
 }
 
 bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
@@ -892,11 +909,7 @@ bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
     const uint16_t expect = key.size() <= 32 ? Node::Member::kNoPlace : f.expect;
     const Node::Member* member = n.FindMemberFrom(expect, key, MemberKeyOf(key));
     if (member != nullptr && member->direct) {
-      f.expect = member->next;
-      f.key_bit = member->bit;
-      f.child = member->property;
-      if (member->watch != kNone) ev.seen |= uint64_t{1} << member->watch;
-      item_offset_ = offset;
+      TakeMember(f, *member, &ev.seen, offset);
       return true;
     }
   }
@@ -1193,12 +1206,18 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
 
 bool Validator::OnBegin(bool is_map) {
   // The common case, with tail calls only (no frame of its own): the child of a direct
-  // frame or a lone member (neither captured) whose one subschema opens a direct frame.
+  // frame, a lone member (neither captured) or a leaf map whose one subschema opens a
+  // direct frame: a leaf frame, else a kDirect one (owned by the live evaluation above a
+  // leaf map: Frame::kLeafMap).
   const uint32_t c = DirectChild();
   if (c != kNone && Direct(nodes_[c], is_map)) {
     const Frame& p = frames_.back();
     offset_hold_ &= kReplaying;
-    if (!is_map && nodes_[c].leaf_array) return OpenLeaf(c, item_offset_);
+    if (!is_map) {
+      if (nodes_[c].leaf_array) return OpenLeaf<false>(c, item_offset_);
+    } else if (nodes_[c].leaf_map) {
+      return OpenLeaf<true>(c, item_offset_);
+    }
     return OpenShallow(c, p.evals_begin, evals_[p.evals_begin].committed, is_map);
   }
   return OnBeginRest(is_map);
@@ -1219,7 +1238,7 @@ bool Validator::OnBeginRest(bool is_map) {
       if (p.mode == Frame::kPending) StartCapture(p);
       if (p.mode == Frame::kInts && !IntsToCapture(p)) return false;
       if (p.mode == Frame::kTexts && !TextsToCapture(p)) return false;
-      if (p.mode == Frame::kLeaf && !Unleaf(p)) return false;
+      if (p.mode >= Frame::kLeafMap && !Unleaf()) return false;
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
       // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured, or
@@ -1440,36 +1459,48 @@ bool Validator::OpenDeep(uint32_t node, uint32_t owner, bool committed, bool is_
   return OpenDirect(node, owner, kMust, committed, is_map, item_offset_, false, true);
 }
 
+template <bool kMap>
 inline void Validator::FillLeaf(Frame& f, uint32_t node, uint64_t offset) {
-  // OpenDirect's frame for an array, with its evaluation put off (Frame::kLeaf).
+  // OpenDirect's frame, with its evaluation put off (Frame::kLeaf, kLeafMap).
   f.count = 0;
   f.offset = offset;
-  f.is_map = false;
-  f.expect_key = false;
-  f.evals_begin = static_cast<uint32_t>(evals_.size());
+  f.is_map = kMap;
+  f.expect_key = kMap;
+  f.evals_begin = frames_.back().evals_begin;  // (Frame::kLeafMap)
   f.node = node;
   f.slots_begin = static_cast<uint32_t>(slots_.size());
   f.extras_begin = extras_used_;
   f.capture = false;
-  f.mode = Frame::kLeaf;
+  f.mode = kMap ? Frame::kLeafMap : Frame::kLeaf;
   f.child = kNone;
   f.key = {};
+  if constexpr (kMap) {
+    const Node& n = nodes_[node];
+    f.claims = n.member_bits;
+    f.claimed = 0;
+    f.expect = n.first_member;
+    f.seen = 0;
+  }
 }
 
+template <bool kMap>
 bool Validator::OpenLeaf(uint32_t node, uint64_t offset) {
   // A frame more within the rooms reserved from the start and within max_depth: no
   // depth to check, nothing to charge (below), no pool to grow, so no call and no
   // register to save. (GeoJSON's positions: 56,351 in 1,000 records.)
   if (frames_.size() < shallow_frames_ && frames_.HasRoom()) [[likely]] {
-    FillLeaf(frames_.next_within(), node, offset);
+    FillLeaf<kMap>(frames_.next_within(), node, offset);
     frames_.push_next();
     return true;
   }
-  return OpenLeafDeep(node, offset);
+  return OpenLeafDeep(node, offset, kMap);
 }
 
-bool Validator::OpenLeafDeep(uint32_t node, uint64_t offset) {
-  FillLeaf(frames_.next(), node, offset);
+bool Validator::OpenLeafDeep(uint32_t node, uint64_t offset, bool is_map) {
+  if (is_map)
+    FillLeaf<true>(frames_.next(), node, offset);
+  else
+    FillLeaf<false>(frames_.next(), node, offset);
   frames_.push_next();
   if (frames_.size() > ctx_.limits.max_depth + 1u) {
     return ctx_.Fail(ErrorCode::kDepthExceeded, "deeper than max_depth");
@@ -1479,17 +1510,23 @@ bool Validator::OpenLeafDeep(uint32_t node, uint64_t offset) {
   return frames_.size() <= kReservedFrames || Account();
 }
 
-bool Validator::Unleaf(Frame& f) {
+bool Validator::Unleaf() {
   // The evaluation OpenDirect makes, as OnBegin's common case has it made: owned by the
-  // parent's first evaluation as kMust, committed as that one is, valid (a leaf_array
-  // node's type lets an array through). Nothing was made since the frame opened.
+  // parent's first evaluation as kMust, committed as that one is, valid (a leaf node's
+  // type lets its container through), with the names a leaf map has seen. (A leaf
+  // parent's evals_begin is the live evaluation above it: Frame::kLeafMap.) What its
+  // children made is gone: the evaluation goes where the frame's would have been.
+  Frame& f = frames_.back();
   const uint32_t owner = frames_[frames_.size() - 2].evals_begin;
-  PushDirectEval(f.node, owner, kMust, true, evals_[owner].committed, false);
+  Eval ev = DirectEval(f.node, owner, kMust, true, evals_[owner].committed, f.is_map);
+  if (f.is_map) ev.seen = f.seen;
+  f.evals_begin = static_cast<uint32_t>(evals_.size());
+  evals_.push_back(ev);
   f.mode = Frame::kDirect;
   return Account();
 }
 
-bool Validator::CloseLeaf(Frame& f) { return Unleaf(f) && CloseDirect(f); }
+bool Validator::CloseLeaf(Frame& f) { return Unleaf() && CloseDirect(f); }
 
 bool Validator::Account() {
   const uint64_t bytes = NeededBytes();
@@ -1664,11 +1701,18 @@ bool Validator::OnEnd() {
   if (stopped_) return false;
   Frame& f = frames_.back();
   if (f.mode == Frame::kDirect) return CloseDirect(f);
-  if (f.mode == Frame::kLeaf) {
+  if (f.mode >= Frame::kLeafMap) {
     // PassesEnd's verdict on a leaf_array node (min_items 0 and quick_max_items no limit
-    // when it has no work at the end): nothing to deliver.
+    // when it has no work at the end), or a leaf_map one (whose end has no work, or a quick
+    // one; its type let the map through when it opened) on the names seen: nothing to
+    // deliver. (One test of the mode for both: GCC made the tests of five a jump table.)
     const Node& n = nodes_[f.node];
-    if (f.count >= n.min_items && f.count <= n.quick_max_items) {
+    const bool passes =
+        f.mode == Frame::kLeaf
+            ? f.count >= n.min_items && f.count <= n.quick_max_items
+            : !n.end_object_work || (f.count >= n.min_properties && f.count <= n.max_properties &&
+                                     (f.seen & n.required_mask) == n.required_mask);
+    if (passes) {
       frames_.pop();
       return ChildDone();
     }

@@ -184,6 +184,19 @@ class Validator {
     //   container, an end they do not pass) first makes the evaluation, as OpenDirect
     //   would have, and the frame kDirect (Unleaf); an end that passes pops it with nothing
     //   to deliver (a passing kMust verdict changes nothing).
+    // - kLeafMap: the same for a map of a Node::leaf_map node: its names so far were
+    //   members its table passes at once (LeafKey), the watched ones kept in `seen`; its
+    //   values passed PassDirect, or were empty containers Empty passed. Any other name, a
+    //   scalar those checks do not pass, a container OnBegin's common case does not take,
+    //   or an end its counts or required names fail first makes the evaluation (Unleaf).
+    //   Until its evaluation is made, a leaf frame's evals_begin is its parent's: a live
+    //   evaluation (as DirectChild found it when the leaf opened), so that DirectChild
+    //   takes the leaf's child as a direct frame's, and a child container that OnBegin's
+    //   common case takes (a leaf frame: twitter's hashtags and their indices; a direct
+    //   frame: citm's areas) opens with that evaluation as its owner: the child's verdict
+    //   reaches it at once, as it would have through the leaf's (kMust all the way), and
+    //   when the child is done the leaf map goes on with nothing of the child's left in
+    //   evals_.
     // - kChoose: a map due to one node with a UnionChoice (its one slot is the parent's
     //   last), before its first name: no evaluation is made yet. The first name makes the
     //   plan of the leaves it leaves live (MakeChoice), then is read as any kEach map's;
@@ -201,7 +214,8 @@ class Validator {
     uint64_t rest_bits = 0;  // maps: ObjectPlan::rest_bits, as rest_lengths
     union {
       uint32_t item_slots_end = 0;  // kKept
-      uint32_t child;  // kCaptured, kLone, kDirect: the current member's subschema, or kNone
+      // kCaptured, kLone, kDirect, kLeafMap: the current member's subschema, or kNone.
+      uint32_t child;
     };
     // (In this order: OnScalar and OnBegin compare.)
     enum Mode : uint8_t {
@@ -215,6 +229,7 @@ class Validator {
       kCaptured,
       kLone,
       kDirect,
+      kLeafMap,
       kLeaf
     } mode = kEach;
     bool is_map = false;
@@ -242,6 +257,7 @@ class Validator {
     // Maps read the kEach way whose first evaluation takes a name some other way (not
     // lone_names): whether its Member::sole members are lone (LoneMember).
     bool lone_members = false;
+    uint64_t seen = 0;  // kLeafMap: the watched names present so far (Eval::seen once made)
   };
   static_assert(sizeof(Frame) == 128, "a Frame's index is a shift");
 
@@ -309,7 +325,8 @@ class Validator {
     f.key = key;
     f.expect_key = false;
     f.key_bit = kBitUnknown;
-    return f.mode == Frame::kDirect ? DirectKey(f, key, offset) : MapKey(f, key, offset);
+    if (f.mode == Frame::kDirect) return DirectKey(f, key, offset);
+    return f.mode == Frame::kLeafMap ? LeafKey(f, key, offset) : MapKey(f, key, offset);
   }
   static constexpr uint8_t kBitUnknown = 0xfe;
   // ClaimKey's lookup of a name the frame's first evaluation did not look up.
@@ -335,6 +352,36 @@ class Validator {
   // A member name in a direct frame or a lone member / in any other (both after its
   // capture).
   [[gnu::noinline]] bool DirectKey(Frame& f, std::string_view key, uint64_t offset);
+  // The member a direct frame expects next (Frame::expect) when it is the name, of at most
+  // 32 bytes (its compare needs no memcmp), and Member::direct; else null.
+  [[gnu::always_inline]] const Node::Member* ExpectedMember(const Frame& f,
+                                                            std::string_view key) const {
+    const uint16_t at = f.expect;
+    if (at == Node::Member::kNoPlace || key.size() > 32) return nullptr;
+    const Node& n = nodes_[f.node];
+    const MemberKey k = MemberKeyOf(key);
+    const Node::Member& m = n.member_table[at];
+    if (m.a == k.a && m.b == k.b && m.size == key.size() && m.direct &&
+        (key.size() <= 16 || SameBytes(key, n.member_names[at])))
+      return &m;
+    return nullptr;
+  }
+  // The name is member m, a Member::direct one: its subschema for the value, the member
+  // expected next, its bit for the duplicate check, and its watched bit in `seen`.
+  [[gnu::always_inline]] void TakeMember(Frame& f, const Node::Member& m, uint64_t* seen,
+                                         uint64_t offset) {
+    f.expect = m.next;
+    f.key_bit = m.bit;
+    f.child = m.property;
+    if (m.watch != kNone) *seen |= uint64_t{1} << m.watch;
+    item_offset_ = offset;
+  }
+  // A kLeafMap frame's name: DirectKey's common case (the expected member, that
+  // Member::direct passes), its watched bit in the frame's `seen`; LeafKeyFind's: the same
+  // for a member the table finds. Any other name makes the evaluation (Unleaf) and goes
+  // on to DirectKeyFind.
+  [[gnu::noinline]] bool LeafKey(Frame& f, std::string_view key, uint64_t offset);
+  [[gnu::noinline]] bool LeafKeyFind(Frame& f, std::string_view key, uint64_t offset);
   // DirectKey's other names: found in the member table, or DirectKeyRest's.
   [[gnu::noinline]] bool DirectKeyFind(Frame& f, std::string_view key, uint64_t offset);
   // DirectKeyFind's names in a map with no properties.
@@ -405,20 +452,23 @@ class Validator {
   // (`common`: from OnBegin's common case, which needs no charge within the reserved rooms.)
   bool OpenDirect(uint32_t node, uint32_t owner, SlotKind kind, bool committed, bool is_map,
                   uint64_t offset, bool capture, bool common = false);
-  // A Frame::kLeaf frame of `node` for the array at `offset` (OnBegin's common case).
-  // False when stopped.
+  // A Frame::kLeaf frame of `node` for the array at `offset`, or a kLeafMap one for the
+  // map (OnBegin's common case). False when stopped.
+  template <bool kMap>
   bool OpenLeaf(uint32_t node, uint64_t offset);
+  template <bool kMap>
   [[gnu::always_inline]] void FillLeaf(Frame& f, uint32_t node, uint64_t offset);
-  [[gnu::noinline]] bool OpenLeafDeep(uint32_t node, uint64_t offset);  // past shallow_frames_
+  // Past shallow_frames_.
+  [[gnu::noinline]] bool OpenLeafDeep(uint32_t node, uint64_t offset, bool is_map);
   // OnBegin's common case: OpenDirect's, with no call when the frame and the evaluation
   // are within the rooms reserved from the start (as OpenLeaf).
   bool OpenShallow(uint32_t node, uint32_t owner, bool committed, bool is_map);
   // OpenShallow's other case: OpenDirect, whose eight arguments would not pass in
   // registers, so OpenShallow's own call to it could not be a tail call.
   [[gnu::noinline]] bool OpenDeep(uint32_t node, uint32_t owner, bool committed, bool is_map);
-  // A kLeaf frame's evaluation, made as OpenDirect would have made it, and the frame
-  // kDirect. False when stopped.
-  [[gnu::noinline]] bool Unleaf(Frame& f);
+  // The top frame's evaluation (a kLeaf or kLeafMap frame's), made as OpenDirect would
+  // have made it, and the frame kDirect. False when stopped.
+  [[gnu::noinline]] bool Unleaf();
   // A direct frame's one evaluation, of `node` on the opening container (no scope: direct
   // frames are never in a set with dynamic scopes): its record, and the record pushed.
   [[gnu::always_inline]] inline Eval DirectEval(uint32_t node, uint32_t owner, SlotKind kind,
@@ -432,13 +482,14 @@ class Validator {
   static constexpr size_t kReservedEvals = 64;   // evals_'s
   // A map's evaluations made from its single subschema's plan. False when stopped.
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
-  // The subschema of the next child of a direct frame or a lone member (neither
-  // captured) whose evaluation is not settled (OnBegin's common case, Empty); kNone when
-  // there is none, or no such frame.
+  // The subschema of the next child of a direct frame, a lone member (neither captured)
+  // whose evaluation is not settled, or a leaf frame (whose evaluation, not made, is not:
+  // its evals_begin is a live one, Frame::kLeafMap) (OnBegin's common case, Empty); kNone
+  // when there is none, or no such frame.
   [[gnu::always_inline]] uint32_t DirectChild() const {
     if (stopped_ || frames_.empty()) return kNone;
     const Frame& p = frames_.back();
-    if ((p.mode != Frame::kDirect && p.mode != Frame::kLone) || p.expect_key) return kNone;
+    if (p.mode < Frame::kLone || p.expect_key) return kNone;
     const Eval& pe = evals_[p.evals_begin];
     if (!pe.valid && !pe.committed) return kNone;
     return p.is_map ? p.child : ItemNode(nodes_[p.node], p.count);

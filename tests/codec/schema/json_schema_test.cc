@@ -649,6 +649,123 @@ TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
   EXPECT_TRUE(Check(*set, Format::kJson, R"({"a":[1]})", nullptr, limits).ok());
 }
 
+// A map of a Node::leaf_map node (its members' subschemas found at once, its end settled by
+// its counts and required names) that a direct frame, a lone member or another leaf frame
+// holds opens with no evaluation (Validator's Frame::kLeafMap): names its member table
+// passes at once keep their watched bits in the frame, values are judged inline, empty
+// containers pass with no evaluation, a direct frame inside it (a leaf one or not) has the
+// live evaluation above it as its owner, and the map's evaluation is made only for a name,
+// a value, a container or an end those checks do not pass. Every instance must get what
+// the ordinary reading finds (as DirectFramesReportWhatTheOrdinaryWayFinds), for the leaf
+// map in a direct map, in a direct array (after another map), in a branch (anyOf, not),
+// under two and three leaf maps, under an array of leaf maps, and under
+// unevaluatedProperties.
+TEST(JsonSchema, LeafMapsReportWhatTheOrdinaryWayFinds) {
+  const std::vector<std::string> schemas = {
+      R"({"type":"object","properties":{"a":{"type":"integer","minimum":0},"b":{"type":"string","maxLength":3},"c":{"type":"boolean"},"d":{"additionalProperties":{"type":"integer"},"maxProperties":1}},"required":["a"]})",
+      R"({"properties":{"p":{"properties":{"x":{"type":"number"},"y":{"type":"number","maximum":5}},"required":["x"]},"l":{"items":{"type":"integer"},"maxItems":2},"m":{"type":"object","properties":{"q":{"properties":{"r":{"type":"null"}},"required":["r"]}}}},"additionalProperties":{"type":"string"},"maxProperties":3})",
+      R"({"properties":{"a":{"type":"integer"},"b":{"type":["object","array"],"items":{"type":"integer"},"properties":{"k":{"type":"integer"}}}},"additionalProperties":false,"minProperties":1})",
+      R"({"type":["object","null"],"properties":{"u":{"uniqueItems":true},"v":{"anyOf":[{"type":"integer"},{"required":["k"]}]},"w":{"type":"object","properties":{"k":{"const":1}}}},"required":["v"]})",
+      R"({"properties":{"a_rather_long_member_name_over_32_bytes":{"type":"integer"},"seventeen_bytes_x":{"type":"string"},"a":{"type":"array"}},"required":["seventeen_bytes_x"]})",
+      R"({"properties":{"a":{"properties":{"b":{"properties":{"c":{"type":"integer","maximum":1}},"required":["c"]}}},"b":{"type":"string"}},"required":["b"]})",
+      // No leaf maps: an end with dependentRequired to judge, an if / then judged by
+      // members (Node::kCondNode).
+      R"({"properties":{"a":{"type":"integer"},"b":{"type":"integer"}},"dependentRequired":{"a":["b"]}})",
+      R"({"properties":{"a":{"type":"integer"},"b":{}},"if":{"properties":{"a":{"const":1}}},"then":{"required":["b"]}})",
+  };
+  const std::vector<std::pair<std::string, std::string>> contexts = {
+      {R"({"properties":{"a":A}})", R"({"a":X})"},
+      {R"({"items":A})", "[X,X]"},
+      // (A map at the leaf map's depth before it, with the names the others require.)
+      {R"({"items":A})", R"([{"a":1,"b":"s","v":1,"seventeen_bytes_x":"s"},X])"},
+      {R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})", R"({"a":X})"},
+      {R"({"not":{"properties":{"a":A}}})", R"({"a":X})"},
+      {R"({"properties":{"a":{"properties":{"b":A}}}})", R"({"a":{"b":X,"c":1}})"},
+      {R"({"properties":{"a":{"items":{"properties":{"b":A}}}}})",
+       R"({"a":[{"b":X},{"c":1,"b":X}]})"},
+      {R"({"unevaluatedProperties":{"properties":{"a":A}}})", R"({"b":{"a":X}})"},
+  };
+  const std::vector<std::string> instances = {
+      "{}",
+      R"({"a":1,"b":"ab","c":true})",
+      R"({"c":true,"b":"ab","a":1})",
+      R"({"a":-1})",
+      R"({"a":2})",
+      R"({"a":1,"d":{"x":1},"c":true})",
+      R"({"d":{"x":"s","y":2},"a":1,"b":"abcd"})",
+      R"({"a":1,"b":"abcd"})",
+      R"({"b":"x"})",
+      R"({"a":1,"z":"s"})",
+      R"({"a":1,"z":2})",
+      R"({"a":1,"a":2})",
+      R"({"p":{"x":1,"y":6},"l":[1,2,3]})",
+      R"({"p":{"y":1},"l":[1,"x"]})",
+      R"({"p":{"x":1},"m":{"q":{"r":null}}})",
+      R"({"m":{"q":{"r":1}}})",
+      R"({"m":{"q":{}},"p":{"x":1,"x":2}})",
+      R"({"p":{},"l":[],"m":{},"n":"s"})",
+      R"({"u":[1,1],"v":{"k":1},"w":{"k":2}})",
+      R"({"v":{},"w":{"k":1},"u":[]})",
+      R"({"a_rather_long_member_name_over_32_bytes":1,"seventeen_bytes_x":"s"})",
+      R"({"seventeen_bytes_x":1,"a_rather_long_member_name_over_32_bytes":"q"})",
+      R"({"b":[1,"x"],"a":"q"})",
+      R"({"b":{"k":1},"a":1})",
+      R"({"a":{"b":{"c":1}},"b":"s"})",
+      R"({"b":"s","a":{"b":{"c":2}}})",
+      R"({"a":{"b":{}},"b":1})",
+      R"({"a":{"b":{"c":[1]}}})",
+      "null",
+      "1",
+      "[]",
+      R"(["a",{}])",
+  };
+  int compared = 0, refused = 0;
+  CompareReadings(schemas, contexts, instances, Ordinary, StripAllOf, &compared, &refused);
+  EXPECT_EQ(compared, 8 * 8 * 32);
+  EXPECT_GT(refused, compared / 2);
+  EXPECT_GT(compared - refused, compared / 10);
+
+  // What only CBOR and MessagePack bring into a leaf map: an integer key (its text), a
+  // bignum read back as a number, a byte string read back as its base64url text; and
+  // max_depth reached by the leaf map itself.
+  auto set = One(R"({"properties":{"m":{"properties":{"1":{"type":"integer","maximum":10},
+                                                       "s":{"type":"string","maxLength":2}},
+                                         "required":["1"]}}})");
+  ASSERT_TRUE(set);
+  std::vector<Status> all;
+  // {"m":{1: 2(h'010000000000000000')}}: a1 61 6d a1 01 c2 49 01 00..
+  Status s = Check(
+      *set, Format::kCbor,
+      std::string("\xa1\x61\x6d\xa1\x01\xc2\x49\x01\x00\x00\x00\x00\x00\x00\x00\x00", 16), &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].path, "/m/1");
+  EXPECT_EQ(all[0].offset, 5u);
+  EXPECT_EQ(all[0].message,
+            "/properties/m/properties/1/maximum: 18446744073709551616 is above the maximum 10");
+  // {"m":{1: 3, "s": h'ffff'}}: the bytes are "__8", 3 characters.
+  all.clear();
+  s = Check(*set, Format::kCbor, std::string("\xa1\x61\x6d\xa2\x01\x03\x61\x73\x42\xff\xff", 11),
+            &all);
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].path, "/m/s");
+  EXPECT_EQ(all[0].offset, 8u);
+  // {"m":{1: 3}} passes; {"m":{"s": "a"}} has no "1".
+  EXPECT_TRUE(Check(*set, Format::kCbor, std::string("\xa1\x61\x6d\xa1\x01\x03", 6)).ok());
+  s = Check(*set, Format::kMsgpack, std::string("\x81\xa1\x6d\x81\xa1\x73\xa1\x61", 8));
+  EXPECT_EQ(s.code, ErrorCode::kSchemaViolation);
+  EXPECT_EQ(s.path, "/m");
+  EXPECT_EQ(s.offset, 3u);
+  // max_depth 1: the map is as deep as it may be; its leaf map is one too deep.
+  Limits limits;
+  limits.max_depth = 1;
+  EXPECT_EQ(Check(*set, Format::kJson, R"({"m":{"1":1}})", nullptr, limits).code,
+            ErrorCode::kDepthExceeded);
+  limits.max_depth = 2;
+  EXPECT_TRUE(Check(*set, Format::kJson, R"({"m":{"1":1}})", nullptr, limits).ok());
+}
+
 // A direct frame's integer past 2^53 is passed inline by its double when that is within
 // the node's sure range (Node::sure_low: the bounds moved inwards by a relative 2^-48),
 // and judged exactly otherwise: near each bound, every verdict and message is the
