@@ -316,12 +316,11 @@ struct alignas(64) Node {
   // opens with no evaluation (Validator's Frame::kLeaf) and needs one only when an item or
   // its end fails the inline checks (GeoJSON positions, twitter's indices).
   bool leaf_array : 1 = false;
-  // The same for a map: a direct_map schema whose type lets an object through, with
-  // members, and whose end has no work or a quick_end: its frame opens with no evaluation
-  // (Validator's Frame::kLeafMap) and needs one only when a name is not a member its table
-  // passes at once, a value fails the inline checks, a container opens that OnBegin's
-  // common case does not take, or its end fails (citm's areas, prices and seat
-  // categories, twitter's entities).
+  // The same for a map: a direct_map schema whose type lets an object through, and whose
+  // end has no work or a quick_end: its frame opens with no evaluation (Validator's
+  // Frame::kLeafMap) and needs one only when a name is not one its table or its plain
+  // checks pass at once, a scalar fails the inline checks, or its end fails (citm's
+  // areas, prices and seat categories, twitter's entities, package's dependencies).
   bool leaf_map : 1 = false;  // (Two bits of one byte.)
   // One patternProperties entry, which matches the name of no property: a member's
   // subschema is its property's, else the pattern's when it matches, else

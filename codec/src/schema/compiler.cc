@@ -1876,10 +1876,9 @@ class Compiler {
         (n->kind != Node::kSchema || !n->end_array_work || n->quick_end) &&
         (n->kind != Node::kSchema || !(n->has & Node::kType) || (n->types & kTypeArray)) &&
         plain(n->items) && std::all_of(n->prefix_items.begin(), n->prefix_items.end(), plain);
-    // (A map with no members has its names judged by DirectKeyNames, which needs the
-    // evaluation. A map with if / then / else judged by members has end work and no
-    // quick_end: DirectFlags.)
-    n->leaf_map = n->direct_map && n->kind == Node::kSchema && (n->key_work & Node::kKeyMembers) &&
+    // (A map with if / then / else judged by members has end work and no quick_end:
+    // DirectFlags.)
+    n->leaf_map = n->direct_map && n->kind == Node::kSchema &&
                   (!(n->has & Node::kType) || (n->types & kTypeObject)) &&
                   (!n->end_object_work || n->quick_end);
   }

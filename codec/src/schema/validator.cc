@@ -881,19 +881,57 @@ bool Validator::LeafKey(Frame& f, std::string_view key, uint64_t offset) {
 }
 
 bool Validator::LeafKeyFind(Frame& f, std::string_view key, uint64_t offset) {
-  // DirectKeyFind's common case, as LeafKey has DirectKey's.
+  // DirectKeyFind's and DirectKeyNames' common cases, as LeafKey has DirectKey's: a name
+  // propertyNames' plain check passes (when there is one), with its member's subschema (a
+  // member with one, watched among the first 64 names or not at all), else that of
+  // NonMemberChild.
   const Node& n = nodes_[f.node];
+  if ((n.key_work & Node::kKeyNames) && !NamePassesPlain(n, key))
+    return LeafKeyRest(f, key, offset);
   if (n.MightBeMember(key)) {
     // (LeafKey compared a name of up to 32 bytes with the expected member: the table.)
     const uint16_t expect = key.size() <= 32 ? Node::Member::kNoPlace : f.expect;
-    const Node::Member* m = n.FindMemberFrom(expect, key, MemberKeyOf(key));
-    if (m != nullptr && m->direct) {
+    if (const Node::Member* m = n.FindMemberFrom(expect, key, MemberKeyOf(key))) {
+      if (m->property == kNone || (m->watch != kNone && m->watch >= 64))
+        return LeafKeyRest(f, key, offset);
       TakeMember(f, *m, &f.seen, offset);
       return true;
     }
   }
-  // (DirectKeyFind compares no name with the expected member again.)
+  uint32_t child = kNone;
+  if (!NonMemberChild(n, key, &child)) return LeafKeyRest(f, key, offset);
+  f.key_bit = Node::Member::kNoBit;  // (no member: the reader checks the name)
+  f.child = child;
+  item_offset_ = offset;
+  return true;
+}
+
+bool Validator::LeafKeyRest(Frame& f, std::string_view key, uint64_t offset) {
+  // (DirectKeyFind compares no name of up to 32 bytes with the expected member again.)
   return Unleaf() && DirectKeyFind(f, key, offset);
+}
+
+bool Validator::NamePassesPlain(const Node& n, std::string_view key) const {
+  const Node& names = nodes_[n.property_names];
+  return names.scalar_plain && (names.plain_types & kTypeString) &&
+         PassesPlainText(names, key, set_, format_assertion_);
+}
+
+bool Validator::NonMemberChild(const Node& n, std::string_view key, uint32_t* child) const {
+  const uint8_t work = n.key_work;
+  if (work & Node::kKeyPatterns) {
+    const PatternProperty& pp = n.rare_->pattern_properties[0];  // (one_pattern)
+    if (set_.Search(pp.regex, key)) {
+      *child = pp.node;
+      return true;
+    }
+  }
+  if (work & Node::kKeyAdditional) {
+    *child = n.additional_properties;
+    return nodes_[*child].kind != Node::kFalse;
+  }
+  *child = kNone;
+  return true;
 }
 
 bool Validator::DirectKeyFind(Frame& f, std::string_view key, uint64_t offset) {
@@ -923,27 +961,9 @@ bool Validator::DirectKeyNames(Frame& f, std::string_view key, uint64_t offset) 
   // that additionalProperties: false refuses, goes the whole way (for the messages).
   const Eval& ev = evals_[f.evals_begin];
   const Node& n = nodes_[f.node];
-  const uint8_t work = n.key_work;
-  if (ev.valid || ev.committed) {
-    if (work & Node::kKeyNames) {
-      const Node& names = nodes_[n.property_names];
-      if (!names.scalar_plain || !(names.plain_types & kTypeString) ||
-          !PassesPlainText(names, key, set_, format_assertion_))
-        return DirectKeyRest(f, key, offset);
-    }
-    uint32_t child = kNone;
-    bool claimed = false;
-    if (work & Node::kKeyPatterns) {
-      const PatternProperty& pp = n.rare_->pattern_properties[0];  // (one_pattern)
-      if (set_.Search(pp.regex, key)) {
-        child = pp.node;
-        claimed = true;
-      }
-    }
-    if (!claimed && (work & Node::kKeyAdditional)) {
-      child = n.additional_properties;
-      if (nodes_[child].kind == Node::kFalse) return DirectKeyRest(f, key, offset);
-    }
+  uint32_t child = kNone;
+  if ((ev.valid || ev.committed) && (!(n.key_work & Node::kKeyNames) || NamePassesPlain(n, key)) &&
+      NonMemberChild(n, key, &child)) {
     f.child = child;
     item_offset_ = offset;
     return true;
@@ -1238,11 +1258,11 @@ bool Validator::OnBeginRest(bool is_map) {
       if (p.mode == Frame::kPending) StartCapture(p);
       if (p.mode == Frame::kInts && !IntsToCapture(p)) return false;
       if (p.mode == Frame::kTexts && !TextsToCapture(p)) return false;
-      if (p.mode >= Frame::kLeafMap && !Unleaf()) return false;
       // The child's one subschema (none: nothing is due, or the evaluation is settled),
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
       // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured, or
-      // kPending's, captured from this first item on.)
+      // kPending's, captured from this first item on; a leaf frame's, owned by the live
+      // evaluation above it: Frame::kLeafMap.)
       const Eval& pe = evals_[p.evals_begin];
       uint32_t c = !pe.valid && !pe.committed ? kNone
                    : p.is_map                 ? p.child

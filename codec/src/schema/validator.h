@@ -186,17 +186,16 @@ class Validator {
     //   to deliver (a passing kMust verdict changes nothing).
     // - kLeafMap: the same for a map of a Node::leaf_map node: its names so far were
     //   members its table passes at once (LeafKey), the watched ones kept in `seen`; its
-    //   values passed PassDirect, or were empty containers Empty passed. Any other name, a
-    //   scalar those checks do not pass, a container OnBegin's common case does not take,
-    //   or an end its counts or required names fail first makes the evaluation (Unleaf).
-    //   Until its evaluation is made, a leaf frame's evals_begin is its parent's: a live
-    //   evaluation (as DirectChild found it when the leaf opened), so that DirectChild
-    //   takes the leaf's child as a direct frame's, and a child container that OnBegin's
-    //   common case takes (a leaf frame: twitter's hashtags and their indices; a direct
-    //   frame: citm's areas) opens with that evaluation as its owner: the child's verdict
-    //   reaches it at once, as it would have through the leaf's (kMust all the way), and
-    //   when the child is done the leaf map goes on with nothing of the child's left in
-    //   evals_.
+    //   values passed PassDirect, or were empty containers Empty passed, or containers.
+    //   Any other name, a scalar those checks do not pass, or an end its counts or
+    //   required names fail first makes the evaluation (Unleaf). Until its evaluation is
+    //   made, a leaf frame's evals_begin is its parent's: a live evaluation (as
+    //   DirectChild found it when the leaf opened), so that DirectChild takes the leaf's
+    //   child as a direct frame's, and a child container (a leaf frame: twitter's hashtags
+    //   and their indices; a direct frame: citm's areas; a union's: workflow's jobs) has
+    //   that evaluation as its owner: the child's verdict reaches it at once, as it would
+    //   have through the leaf's (kMust all the way), and when the child is done the leaf
+    //   map goes on with nothing of the child's left in evals_.
     // - kChoose: a map due to one node with a UnionChoice (its one slot is the parent's
     //   last), before its first name: no evaluation is made yet. The first name makes the
     //   plan of the leaves it leaves live (MakeChoice), then is read as any kEach map's;
@@ -378,10 +377,20 @@ class Validator {
   }
   // A kLeafMap frame's name: DirectKey's common case (the expected member, that
   // Member::direct passes), its watched bit in the frame's `seen`; LeafKeyFind's: the same
-  // for a member the table finds. Any other name makes the evaluation (Unleaf) and goes
-  // on to DirectKeyFind.
+  // for a member the table finds, or a name that is none, which propertyNames' plain check
+  // passes (DirectKeyNames' case). Any other name makes the evaluation (Unleaf) and goes
+  // on to DirectKeyFind (LeafKeyRest).
   [[gnu::noinline]] bool LeafKey(Frame& f, std::string_view key, uint64_t offset);
   [[gnu::noinline]] bool LeafKeyFind(Frame& f, std::string_view key, uint64_t offset);
+  [[gnu::noinline]] bool LeafKeyRest(Frame& f, std::string_view key, uint64_t offset);
+  // Whether propertyNames' subschema of n passes the name by its plain check (false: the
+  // whole way judges it).
+  [[gnu::always_inline]] inline bool NamePassesPlain(const Node& n, std::string_view key) const;
+  // The subschema a direct map's node n has for a name that is no member: its one
+  // pattern's when it matches, else additionalProperties', else none (kNone). False when
+  // additionalProperties is false: the whole way refuses the name, and says why.
+  [[gnu::always_inline]] inline bool NonMemberChild(const Node& n, std::string_view key,
+                                                    uint32_t* child) const;
   // DirectKey's other names: found in the member table, or DirectKeyRest's.
   [[gnu::noinline]] bool DirectKeyFind(Frame& f, std::string_view key, uint64_t offset);
   // DirectKeyFind's names in a map with no properties.
