@@ -310,17 +310,16 @@ struct alignas(64) Node {
   bool direct_map = false;
   bool direct_array = false;
   bool captures_items = false;  // direct_array with uniqueItems
-  // A direct_array whose type lets an array through, that captures nothing, whose every
-  // item subschema (prefixItems, items) is false or a scalar_plain one whose type takes no
-  // container, and whose end a quick_end check settles when its counts pass: its frame
-  // opens with no evaluation (Validator's Frame::kLeaf) and needs one only when an item or
-  // its end fails the inline checks (GeoJSON positions, twitter's indices).
+  // A direct_array whose type lets an array through, that captures nothing, and whose end
+  // a quick_end check settles when its counts pass: its frame opens with no evaluation
+  // (Validator's Frame::kLeaf) and needs one only when its end fails the inline checks
+  // (GeoJSON positions, twitter's indices, citm's prices).
   bool leaf_array : 1 = false;
   // The same for a map: a direct_map schema whose type lets an object through, and whose
   // end has no work or a quick_end: its frame opens with no evaluation (Validator's
   // Frame::kLeafMap) and needs one only when a name is not one its table or its plain
-  // checks pass at once, a scalar fails the inline checks, or its end fails (citm's
-  // areas, prices and seat categories, twitter's entities, package's dependencies).
+  // checks pass at once, or its end fails (citm's areas, prices and seat categories,
+  // twitter's entities, package's dependencies).
   bool leaf_map : 1 = false;  // (Two bits of one byte.)
   // One patternProperties entry, which matches the name of no property: a member's
   // subschema is its property's, else the pattern's when it matches, else

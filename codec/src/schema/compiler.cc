@@ -1860,22 +1860,11 @@ class Compiler {
   // Node::leaf_array and Node::leaf_map (after every node's scalar_plain, direct_array and
   // direct_map).
   void Leaves(Node* n) const {
-    const std::vector<Node>& nodes = out_->nodes;
-    // (A subschema that lets a container through would have it open a frame here: the
-    // evaluation is then made at once, for nothing.)
-    auto plain = [&](uint32_t c) {
-      if (c == kNone) return false;
-      const Node& i = nodes[c];
-      return i.kind == Node::kFalse ||
-             (i.scalar_plain && i.kind == Node::kSchema && (i.has & Node::kType) &&
-              !(i.types & (kTypeObject | kTypeArray)));
-    };
     // (Its end then passes by its counts alone: Validator::OnEnd.)
     n->leaf_array =
         n->direct_array && !n->captures_items &&
         (n->kind != Node::kSchema || !n->end_array_work || n->quick_end) &&
-        (n->kind != Node::kSchema || !(n->has & Node::kType) || (n->types & kTypeArray)) &&
-        plain(n->items) && std::all_of(n->prefix_items.begin(), n->prefix_items.end(), plain);
+        (n->kind != Node::kSchema || !(n->has & Node::kType) || (n->types & kTypeArray));
     // (A map with if / then / else judged by members has end work and no quick_end:
     // DirectFlags.)
     n->leaf_map = n->direct_map && n->kind == Node::kSchema &&

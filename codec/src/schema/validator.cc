@@ -575,11 +575,8 @@ bool Validator::OnScalar(const Scalar& v) {
       return ctx_.Fail(ErrorCode::kUnrepresentable,
                        "a map key that is not text or an integer has no JSON Schema instance");
     }
-    if (f.mode >= Frame::kLone) {  // kLone, kDirect, kLeafMap, kLeaf
-      if (f.mode >= Frame::kLeafMap && !Unleaf()) [[unlikely]]
-        return false;
-      return ScalarChild(f, v, offset);
-    }
+    // kLone, kDirect, kLeafMap, kLeaf (whose evals_begin is the live evaluation above).
+    if (f.mode >= Frame::kLone) return ScalarChild(f, v, offset);
     if (f.mode <= Frame::kTexts && f.mode >= Frame::kPending) {
       // An array with uniqueItems (Frame::kInts, kTexts): unsigned integers, or strings,
       // kept as they are.
@@ -1534,8 +1531,9 @@ bool Validator::Unleaf() {
   // The evaluation OpenDirect makes, as OnBegin's common case has it made: owned by the
   // parent's first evaluation as kMust, committed as that one is, valid (a leaf node's
   // type lets its container through), with the names a leaf map has seen. (A leaf
-  // parent's evals_begin is the live evaluation above it: Frame::kLeafMap.) What its
-  // children made is gone: the evaluation goes where the frame's would have been.
+  // parent's evals_begin is the live evaluation above it: Frame::kLeaf.) What the frame's
+  // children made is gone, and their failures went to the live evaluation above, where
+  // this one's would have gone.
   Frame& f = frames_.back();
   const uint32_t owner = frames_[frames_.size() - 2].evals_begin;
   Eval ev = DirectEval(f.node, owner, kMust, true, evals_[owner].committed, f.is_map);

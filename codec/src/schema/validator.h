@@ -179,23 +179,19 @@ class Validator {
     //   Also a name only the first evaluation has work for that is a Member::sole member
     //   of its node, when the evaluation takes other names another way (LoneMember).
     // - kLeaf: a direct array of a Node::leaf_array node opened by OnBegin's common case,
-    //   with its evaluation not yet made (evals_ ends at evals_begin): its items so far
-    //   passed PassDirect. Any other event in it (a scalar the inline checks do not pass, a
-    //   container, an end they do not pass) first makes the evaluation, as OpenDirect
-    //   would have, and the frame kDirect (Unleaf); an end that passes pops it with nothing
-    //   to deliver (a passing kMust verdict changes nothing).
+    //   with its evaluation not yet made. An end that its counts pass pops it with nothing
+    //   to deliver (a passing kMust verdict changes nothing); any other end first makes the
+    //   evaluation, as OpenDirect would have, and the frame kDirect (Unleaf). Until then,
+    //   its evals_begin is its parent's: a live evaluation (as DirectChild found it when
+    //   the leaf opened), which its children's verdicts reach at once, as they would have
+    //   through the leaf's (kMust all the way): a scalar is judged by ScalarChild with
+    //   that evaluation's, and a container (a leaf frame: twitter's hashtags and their
+    //   indices; a direct frame: citm's areas; a union's: workflow's jobs) has it as its
+    //   owner; when a child is done nothing of it is left in evals_. DirectChild takes a
+    //   leaf frame's child as a direct frame's.
     // - kLeafMap: the same for a map of a Node::leaf_map node: its names so far were
-    //   members its table passes at once (LeafKey), the watched ones kept in `seen`; its
-    //   values passed PassDirect, or were empty containers Empty passed, or containers.
-    //   Any other name, a scalar those checks do not pass, or an end its counts or
-    //   required names fail first makes the evaluation (Unleaf). Until its evaluation is
-    //   made, a leaf frame's evals_begin is its parent's: a live evaluation (as
-    //   DirectChild found it when the leaf opened), so that DirectChild takes the leaf's
-    //   child as a direct frame's, and a child container (a leaf frame: twitter's hashtags
-    //   and their indices; a direct frame: citm's areas; a union's: workflow's jobs) has
-    //   that evaluation as its owner: the child's verdict reaches it at once, as it would
-    //   have through the leaf's (kMust all the way), and when the child is done the leaf
-    //   map goes on with nothing of the child's left in evals_.
+    //   members its table passes at once, or names its plain checks pass (LeafKey), the
+    //   watched ones kept in `seen`. Any other name first makes the evaluation (Unleaf).
     // - kChoose: a map due to one node with a UnionChoice (its one slot is the parent's
     //   last), before its first name: no evaluation is made yet. The first name makes the
     //   plan of the leaves it leaves live (MakeChoice), then is read as any kEach map's;

@@ -544,10 +544,11 @@ TEST(JsonSchema, DirectFramesReportWhatTheOrdinaryWayFinds) {
   EXPECT_EQ(all[0].message, "/items/maximum: 18446744073709551616 is above the maximum 10");
 }
 
-// An array of a Node::leaf_array node (its items typed scalars, its end settled by its
-// counts) that a direct frame or a lone member holds opens with no evaluation
-// (Validator's Frame::kLeaf): its items are judged inline, and the evaluation is made
-// only for an item or an end those checks do not pass. Every instance must get what the
+// An array of a Node::leaf_array node (its end settled by its counts) that a direct frame
+// or a lone member holds opens with no evaluation (Validator's Frame::kLeaf): its items
+// are judged inline, or with the live evaluation above it (a scalar those checks do not
+// pass, a container), and the evaluation is made only for an end its counts do not
+// pass. Every instance must get what the
 // ordinary reading finds (as DirectFramesReportWhatTheOrdinaryWayFinds), for the leaf
 // in a direct map, in a direct array (twice), in a branch (anyOf, not), two arrays down,
 // and under unevaluatedProperties.
@@ -559,6 +560,10 @@ TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
       R"({"type":["array","null"],"items":{"type":["integer","null"],"exclusiveMaximum":10}})",
       R"({"items":{"type":"boolean"},"minItems":1})",
       R"({"items":{"type":"number","multipleOf":2}})",
+      // Containers as items: a leaf map's, a direct array's, a union's, anything.
+      R"({"items":{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]},"maxItems":2})",
+      R"({"prefixItems":[{"type":"integer"},{"items":{"type":"string"}}],"items":{"anyOf":[{"type":"object"},{"type":"null"}]}})",
+      R"({"minItems":1})",
   };
   const std::vector<std::pair<std::string, std::string>> contexts = {
       {R"({"properties":{"a":A}})", R"({"a":X})"},
@@ -587,6 +592,9 @@ TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
       "[null,true,9,10]",
       "[true]",
       "[true,false,1]",
+      R"([{"a":1},{"a":"x"}])",
+      R"([{"a":1},{},{"a":2}])",
+      R"([1,["a",2],{},null,[]])",
       "[18446744073709551616,1]",
       "null",
       "5",
@@ -594,7 +602,7 @@ TEST(JsonSchema, LeafArraysReportWhatTheOrdinaryWayFinds) {
   };
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, Ordinary, StripAllOf, &compared, &refused);
-  EXPECT_EQ(compared, 6 * 6 * 22);
+  EXPECT_EQ(compared, 9 * 6 * 25);
   EXPECT_GT(refused, compared / 2);
   EXPECT_GT(compared - refused, compared / 5);
 
