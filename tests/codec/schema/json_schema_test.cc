@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -1930,6 +1931,67 @@ TEST(JsonSchema, DecimalsNearBoundsAreJudgedAsTheirDoubles) {
   EXPECT_GT(passed, checked / 3);
   EXPECT_LT(passed, checked * 2 / 3);
   EXPECT_GT(decimals, checked / 2);
+}
+
+TEST(JsonSchema, BinaryDoublesNearBoundsAreJudgedExactly) {
+  // A CBOR or MessagePack double in a direct frame is passed inline when it is within the
+  // node's sure range (Node::sure_low: the bounds moved inwards by a relative 2^-48), and
+  // judged exactly otherwise (Validator::Double). Doubles within 4 units in the last place
+  // of each bound, and a relative 2^-47, 2^-44, 2^-30 and 2^-20 from it on either side,
+  // against each bound keyword, as a member and as an item, in both formats. The oracle:
+  // the double compared with the bound.
+  const std::vector<double> bounds = {
+      180, -180, 90, -90, 0, 0.1, -0.1, 0.001, 1.5, -2.5, 123456.789, 1e15, 9007199254740992.0};
+  auto be = [](double x) {
+    uint64_t u;
+    std::memcpy(&u, &x, 8);
+    std::string s(8, '\0');
+    for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(u >> (56 - 8 * i));
+    return s;
+  };
+  int checked = 0, passed = 0;
+  for (const double bound : bounds) {
+    std::vector<double> values;
+    for (int k = -4; k <= 4; ++k) {
+      double x = bound;
+      for (int i = 0; i < (k < 0 ? -k : k); ++i)
+        x = std::nextafter(x, k < 0 ? -HUGE_VAL : HUGE_VAL);
+      values.push_back(x);
+    }
+    for (const double r : {0x1p-47, 0x1p-44, 0x1p-30, 0x1p-20})
+      for (const double side : {-1.0, 1.0})
+        values.push_back(bound == 0 ? side * r : bound * (1 + side * r));
+    char bound_text[64];
+    std::snprintf(bound_text, sizeof bound_text, "%.17g", bound);
+    for (const char* keyword : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
+      const std::string body = std::string("\"") + keyword + "\":" + bound_text;
+      auto member = One(R"({"properties":{"x":{"type":"number",)" + body + "}}}");
+      auto item = One(R"({"items":{)" + body + "}}");
+      ASSERT_TRUE(member && item) << body;
+      const std::string k = keyword;
+      for (const double d : values) {
+        const bool want = k == "minimum"            ? d >= bound
+                          : k == "maximum"          ? d <= bound
+                          : k == "exclusiveMinimum" ? d > bound
+                                                    : d < bound;
+        // {"x": d} and [d]: CBOR a1 61 78 fb .., 81 fb ..; MessagePack 81 a1 78 cb .., 91 cb ..
+        const std::string bytes = be(d);
+        EXPECT_EQ(Check(*member, Format::kCbor, "\xa1\x61\x78\xfb" + bytes).ok(), want)
+            << body << " " << d;
+        EXPECT_EQ(Check(*item, Format::kCbor, "\x81\xfb" + bytes).ok(), want) << body << " " << d;
+        EXPECT_EQ(Check(*member, Format::kMsgpack, "\x81\xa1\x78\xcb" + bytes).ok(), want)
+            << body << " " << d;
+        EXPECT_EQ(Check(*item, Format::kMsgpack, "\x91\xcb" + bytes).ok(), want)
+            << body << " " << d;
+        checked += 4;
+        passed += 4 * want;
+      }
+    }
+  }
+  // 13 bounds x (9 neighbours + 8 relative steps) x 4 keywords x 2 places x 2 formats.
+  EXPECT_EQ(checked, 13 * (9 + 8) * 4 * 2 * 2);
+  EXPECT_GT(passed, checked / 3);
+  EXPECT_LT(passed, checked * 2 / 3);
 }
 
 TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
