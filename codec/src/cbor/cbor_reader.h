@@ -321,6 +321,27 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
               break;
             }
           }
+          bool told = false;  // (ItemStart before a TakeDoubles the sink declined)
+          if constexpr (TakesDoubles<S> && !kDeterministic) {
+            // (items - 1: 0 and an indefinite length wrap past the bound.)
+            if (!is_map && items - 1 < kMaxTakenDoubles && key_tags == 0 && st_.HasRoom() &&
+                !st_.AtKey() && static_cast<uint64_t>(end_ - pos_) >= 9 * items) {
+              double v[kMaxTakenDoubles];
+              size_t i = 0;
+              for (; i < items && pos_[9 * i] == 0xfb; ++i)
+                v[i] = std::bit_cast<double>(LoadBigEndian(pos_ + 9 * i + 1, 8));
+              bool ok = true;
+              if (i == items) {
+                if constexpr (kItemStarts) sink_.ItemStart(start);
+                told = true;
+                if (sink_.TakeDoubles(v, i, &ok)) {
+                  if (!ok) return SinkFailed(item);
+                  pos_ += 9 * items;
+                  break;
+                }
+              }
+            }
+          }
           // A tag-1001 map key into MessagePack is the timestamp it becomes (docs/formats.md).
           if (is_map && key_tags != 0 && key_tag == kTagExtendedTime && st_.JudgesTimestampMaps() &&
               st_.AtKey()) [[unlikely]] {
@@ -335,7 +356,9 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
             if (!keys_.Push(Keys{})) return SinkFailed(item);
           }
           uint64_t count = ai == 31 ? kUnknownLength : arg;
-          if constexpr (kItemStarts) sink_.ItemStart(start);
+          if constexpr (kItemStarts) {
+            if (!told) sink_.ItemStart(start);
+          }
           if (!(is_map ? sink_.BeginMap(count) : sink_.BeginArray(count))) {
             st_.Close();  // the error's path is the container's own
             return SinkFailed(item);

@@ -282,9 +282,32 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           return Fail(ErrorCode::kTooManyItems, start,
                       msgpack_detail::TooManyItems(n, limits.max_items));
         }
-        if (!TakesEmpty<S> || n != 0 || !st_.HasRoom()) {
+        bool taken = false, told = false;  // (told: ItemStart before a declined TakeDoubles)
+        if constexpr (TakesDoubles<S>) {
+          // (n - 1: 0 wraps past the bound.)
+          if (!is_map && n - 1 < kMaxTakenDoubles && st_.HasRoom() && !st_.AtKey() &&
+              left >= 9 * n) {
+            double v[kMaxTakenDoubles];
+            size_t i = 0;
+            for (; i < n && pos_[9 * i] == 0xcb; ++i)
+              v[i] = std::bit_cast<double>(LoadBigEndian(pos_ + 9 * i + 1, 8));
+            bool ok = true;
+            if (i == n) {
+              if constexpr (kItemStarts) sink_.ItemStart(start);
+              told = true;
+              if (sink_.TakeDoubles(v, i, &ok)) {
+                if (!ok) return SinkFailed(start);
+                pos_ += 9 * n;
+                taken = true;
+              }
+            }
+          }
+        }
+        if (!taken && (!TakesEmpty<S> || n != 0 || !st_.HasRoom())) {
           if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
-          if constexpr (kItemStarts) sink_.ItemStart(start);
+          if constexpr (kItemStarts) {
+            if (!told) sink_.ItemStart(start);
+          }
           if (!(is_map ? sink_.BeginMap(n) : sink_.BeginArray(n))) {
             st_.Close();  // the error's path is the container's own
             return SinkFailed(start);
@@ -292,8 +315,10 @@ bool MsgpackReader<S>::Read(std::string_view input) {
           continue;
         }
         if constexpr (TakesEmpty<S>) {
-          if constexpr (kItemStarts) sink_.ItemStart(start);
-          if (!sink_.Empty(is_map)) return SinkFailed(start);
+          if (!taken) {
+            if constexpr (kItemStarts) sink_.ItemStart(start);
+            if (!sink_.Empty(is_map)) return SinkFailed(start);
+          }
         }
       }
     }

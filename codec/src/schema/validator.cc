@@ -2586,4 +2586,25 @@ bool Validator::Empty(bool is_map) {
   return is_map ? BeginMap(0) && EndMap() : BeginArray(0) && EndArray();
 }
 
+bool Validator::TakeDoubles(const double* v, size_t n, bool* ok) {
+  if (unusual_) return false;
+  const uint32_t c = DirectChild();
+  if (c == kNone) return false;
+  const Node& a = nodes_[c];
+  if (!a.leaf_array || n < a.min_items || n > a.quick_max_items) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
+    const uint32_t ic = ItemNode(a, i);
+    if (ic == kNone) continue;
+    const Node& item = nodes_[ic];
+    // (As Double's inline check.)
+    if (!(item.scalar_plain && (item.plain_types & kTypeNumber) && v[i] >= item.sure_low &&
+          v[i] <= item.sure_high))
+      return false;
+  }
+  offset_hold_ &= kReplaying;
+  *ok = ChildDone();
+  return true;
+}
+
 }  // namespace rosetta::codec::schema

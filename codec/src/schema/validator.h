@@ -83,6 +83,13 @@ class Validator {
   // An empty array or map (sink.h, TakesEmpty): with no frame when its one subschema,
   // applied as a direct frame would apply it, passes it as it is; else as its Begin and End.
   [[gnu::noinline]] bool Empty(bool is_map);
+  // A short array of binary doubles as one event (TakesDoubles,
+  // codec/include/rosetta/codec/sink.h): taken when it is the child of a direct frame, a
+  // lone member or a leaf, its subschema a leaf array whose count bounds the array's count
+  // passes and every item is finite and passes its subschema's inline check (the sure
+  // range of its bounds): as the leaf frame opened and closed would have taken it, with no
+  // frame. Declined (false, nothing changed) otherwise: its events come one by one.
+  [[gnu::noinline]] bool TakeDoubles(const double* v, size_t n, bool* ok);
   bool Tag(uint64_t tag);
 
   // The reader's duplicate check of the text key just given (ClaimsKeys): a name with a

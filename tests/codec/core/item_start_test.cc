@@ -62,7 +62,7 @@ class Recorder {
     return out;
   }
 
- private:
+ protected:
   static std::string Count(uint64_t n) { return n == kUnknownLength ? "_" : std::to_string(n); }
   bool Item(std::string_view a, std::string_view b = {}, std::string_view c = {}) {
     log_ += pending_ ? std::to_string(*pending_) : "?";
@@ -288,6 +288,92 @@ TEST(ItemStartMsgpack, ARecordOfASequenceCountsFromTheBufferItWasGiven) {
   uint64_t item_end = 0;
   EXPECT_EQ(ReadMsgpack("92 01 a1 61 c0", &item_end), "0:[2 1:1 2:\"a\" ]");
   EXPECT_EQ(item_end, 4u);
+}
+
+// ---- TakeDoubles (sink.h): a short array of 64-bit floats as one event ----
+
+// Takes an offered array as "D(...)" unless an item is negative (declined: the reader
+// then gives it event by event), told its start as any item.
+class DoublesRecorder : public Recorder {
+ public:
+  bool TakeDoubles(const double* v, size_t n, bool* ok) {
+    std::string items;
+    for (size_t i = 0; i < n; ++i) {
+      if (v[i] < 0) return false;
+      char buf[64];
+      auto r = std::to_chars(buf, buf + sizeof buf, v[i]);
+      if (i > 0) items += ',';
+      items.append(buf, r.ptr - buf);
+    }
+    *ok = Item("D(", items, ")");
+    return true;
+  }
+};
+static_assert(TakesDoubles<DoublesRecorder>);
+
+template <template <class, bool...> class Reader>
+std::string ReadDoubles(std::string_view hex, uint32_t max_depth = 64) {
+  Limits limits;
+  limits.max_depth = max_depth;
+  const MappingOptions options;
+  Context ctx(limits, options);
+  DoublesRecorder sink;
+  if (!Reader<DoublesRecorder>(ctx, sink).Read(Hex(hex))) return "error: " + ctx.status.message;
+  return sink.log();
+}
+
+// 1.5, 2.5, 3.5 and -1 as CBOR and MessagePack float64 items.
+#define F15 "3f f8 00 00 00 00 00 00"
+#define F25 "40 04 00 00 00 00 00 00"
+#define F35 "40 0c 00 00 00 00 00 00"
+#define FM1 "bf f0 00 00 00 00 00 00"
+
+TEST(TakeDoublesCbor, ShortArraysOfFloat64AreOneEvent) {
+  EXPECT_EQ(ReadDoubles<CborReader>("82 fb " F15 " fb " F25), "0:D(1.5,2.5)");
+  // [[1.5, 2.5], [3.5], {"k": [1.5]}]
+  EXPECT_EQ(
+      ReadDoubles<CborReader>("83 82 fb " F15 " fb " F25 " 81 fb " F35 " a1 61 6b 81 fb " F15),
+      "0:[3 1:D(1.5,2.5) 20:D(3.5) 30:{1 31:\"k\" 33:D(1.5) } ]");
+  // Four items are offered; five are not.
+  EXPECT_EQ(ReadDoubles<CborReader>("84 fb " F15 " fb " F15 " fb " F15 " fb " F15),
+            "0:D(1.5,1.5,1.5,1.5)");
+  EXPECT_EQ(ReadDoubles<CborReader>("85 fb " F15 " fb " F15 " fb " F15 " fb " F15 " fb " F15),
+            "0:[5 1:d1.5 10:d1.5 19:d1.5 28:d1.5 37:d1.5 ]");
+}
+
+TEST(TakeDoublesCbor, OtherArraysComeEventByEvent) {
+  // Declined by the sink; an item that is a half float, or an integer; an indefinite
+  // length; a tag on the array; an array as a map key; an empty array.
+  EXPECT_EQ(ReadDoubles<CborReader>("82 fb " F15 " fb " FM1), "0:[2 1:d1.5 10:d-1 ]");
+  EXPECT_EQ(ReadDoubles<CborReader>("82 fb " F15 " f9 3e 00"), "0:[2 1:d1.5 10:d1.5 ]");
+  EXPECT_EQ(ReadDoubles<CborReader>("82 fb " F15 " 01"), "0:[2 1:d1.5 10:1 ]");
+  EXPECT_EQ(ReadDoubles<CborReader>("9f fb " F15 " ff"), "0:[_ 1:d1.5 ]");
+  EXPECT_EQ(ReadDoubles<CborReader>("d9 d9 f7 81 fb " F15), "0:t(55799) 3:[1 4:d1.5 ]");
+  EXPECT_EQ(ReadDoubles<CborReader>("a1 81 fb " F15 " 01"), "0:{1 1:[1 2:d1.5 ] 11:1 }");
+  EXPECT_EQ(ReadDoubles<CborReader>("80"), "0:[0 ]");
+  // Truncated: the array's items are not all there.
+  EXPECT_EQ(ReadDoubles<CborReader>("82 fb " F15 " fb 40"),
+            "error: item claims 8 bytes but 1 remain");
+  // max_depth 1: the outer array fills it, so the inner one is not offered (and too deep).
+  EXPECT_EQ(ReadDoubles<CborReader>("81 81 fb " F15, 2), "0:[1 1:D(1.5) ]");
+  EXPECT_EQ(ReadDoubles<CborReader>("81 81 fb " F15, 1), "error: nesting deeper than max_depth 1");
+}
+
+TEST(TakeDoublesMsgpack, ShortArraysOfFloat64AreOneEvent) {
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("92 cb " F15 " cb " F25), "0:D(1.5,2.5)");
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("92 92 cb " F15 " cb " F25 " 81 a1 6b 91 cb " F35),
+            "0:[2 1:D(1.5,2.5) 20:{1 21:\"k\" 23:D(3.5) } ]");
+  // An array16 head is offered as a fixarray is; five items are not.
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("dc 00 01 cb " F15), "0:D(1.5)");
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("95 cb " F15 " cb " F15 " cb " F15 " cb " F15 " cb " F15),
+            "0:[5 1:d1.5 10:d1.5 19:d1.5 28:d1.5 37:d1.5 ]");
+  // Declined; a float32 item; an array as a map key; no room for its depth.
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("92 cb " FM1 " cb " F15), "0:[2 1:d-1 10:d1.5 ]");
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("92 cb " F15 " ca 3f c0 00 00"), "0:[2 1:d1.5 10:d1.5 ]");
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("81 91 cb " F15 " 01"), "0:{1 1:[1 2:d1.5 ] 11:1 }");
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("91 91 cb " F15, 2), "0:[1 1:D(1.5) ]");
+  EXPECT_EQ(ReadDoubles<MsgpackReader>("91 91 cb " F15, 1),
+            "error: nesting deeper than max_depth 1");
 }
 
 }  // namespace

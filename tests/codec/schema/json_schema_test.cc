@@ -1994,6 +1994,94 @@ TEST(JsonSchema, BinaryDoublesNearBoundsAreJudgedExactly) {
   EXPECT_LT(passed, checked * 2 / 3);
 }
 
+TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
+  // A CBOR or MessagePack array of up to four float64 items comes to the validator as one
+  // event (TakeDoubles, sink.h), taken where a leaf array's checks pass it at once; any
+  // other goes event by event. Each array here, in each place, must get the violations it
+  // gets event by event: those of the same CBOR array of indefinite length, which no
+  // reader offers whole (at the same offsets: the array is the document's last item, and
+  // both heads take one byte); MessagePack's the same paths and messages.
+  const std::vector<std::string> schemas = {
+      R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90,"maximum":90}],"items":{"type":"number"}})",
+      R"({"items":{"type":"number","exclusiveMaximum":10}})",
+      R"({"items":{"type":"integer"}})",
+      R"({"items":{"type":"number","multipleOf":0.5}})",
+      R"({"prefixItems":[{"type":"string"}]})",
+      R"({"minItems":3})",
+      R"({"uniqueItems":true})",
+      R"({"items":{"enum":[1.5,2.5]}})",
+      R"({"type":"object"})",
+  };
+  // A's place: a member, an item, a member's member, a member in an anyOf branch.
+  const std::vector<std::string> contexts = {
+      R"({"properties":{"a":A}})",
+      R"({"items":A})",
+      R"({"properties":{"p":{"properties":{"a":A}}}})",
+      R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})",
+  };
+  // The instance's head before the array, in CBOR and MessagePack, for each place.
+  const std::vector<std::pair<std::string, std::string>> heads = {
+      {"\xa1\x61\x61", "\x81\xa1\x61"},
+      {"\x81", "\x91"},
+      {"\xa1\x61\x70\xa1\x61\x61", "\x81\xa1\x70\x81\xa1\x61"},
+      {"\xa1\x61\x61", "\x81\xa1\x61"},
+  };
+  const std::vector<std::vector<double>> arrays = {
+      {1.5, 2.5},      {200.5, 1.5},         {1.5, -95.0},    {1.5},
+      {1.5, 2.5, 3.5}, {1.5, 2.5, 3.5, 4.5}, {2.0, 4.0},      {-0.0, 0.0},
+      {1e308, -1e308}, {10.0, 9.5},          {HUGE_VAL, 1.0}, {1.0, 2.0, HUGE_VAL}};
+  auto be = [](double x) {
+    uint64_t u;
+    std::memcpy(&u, &x, 8);
+    std::string s(8, '\0');
+    for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(u >> (56 - 8 * i));
+    return s;
+  };
+  int compared = 0, refused = 0;
+  for (const std::string& schema : schemas) {
+    for (size_t c = 0; c < contexts.size(); ++c) {
+      std::string text = contexts[c];
+      text.replace(text.find('A'), 1, schema);
+      auto set = One(text);
+      ASSERT_TRUE(set) << text;
+      for (const std::vector<double>& a : arrays) {
+        std::string definite(1, static_cast<char>(0x80 | a.size())), indefinite("\x9f");
+        std::string msgpack(1, static_cast<char>(0x90 | a.size()));
+        for (double x : a) {
+          const std::string bytes = be(x);
+          definite.append(1, '\xfb').append(bytes);
+          indefinite.append(1, '\xfb').append(bytes);
+          msgpack.append(1, '\xcb').append(bytes);
+        }
+        indefinite += "\xff";
+        std::vector<Status> whole, events, packed;
+        const Status w = Check(*set, Format::kCbor, heads[c].first + definite, &whole);
+        const Status e = Check(*set, Format::kCbor, heads[c].first + indefinite, &events);
+        const Status m = Check(*set, Format::kMsgpack, heads[c].second + msgpack, &packed);
+        SCOPED_TRACE(text + " " + std::to_string(a.size()) + " items, first " +
+                     std::to_string(a[0]));
+        EXPECT_EQ(w.code, e.code);
+        EXPECT_EQ(m.code, e.code);
+        EXPECT_EQ(w.message, e.message);
+        ASSERT_EQ(whole.size(), events.size());
+        ASSERT_EQ(packed.size(), events.size());
+        for (size_t i = 0; i < events.size(); ++i) {
+          EXPECT_EQ(whole[i].offset, events[i].offset);
+          EXPECT_EQ(whole[i].path, events[i].path);
+          EXPECT_EQ(whole[i].message, events[i].message);
+          EXPECT_EQ(packed[i].path, events[i].path);
+          EXPECT_EQ(packed[i].message, events[i].message);
+        }
+        ++compared;
+        refused += !e.ok();
+      }
+    }
+  }
+  EXPECT_EQ(compared, 9 * 4 * 12);
+  EXPECT_GT(refused, compared / 3);
+  EXPECT_GT(compared - refused, compared / 5);
+}
+
 TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
   // A direct frame tries the property declared after the last one it found before the
   // table (Node::FindMemberFrom). Two properties whose names have the same length and the

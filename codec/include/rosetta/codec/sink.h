@@ -45,6 +45,20 @@ concept TakesEmpty = requires(S& s, bool b) {
   { s.Empty(b) } -> std::same_as<bool>;
 };
 
+// A sink that takes a short array of binary doubles as one event, TakeDoubles(v, n, &ok),
+// in place of BeginArray(n), n Double events and EndArray(): the schema validator, when
+// the array's subschema passes it at once (GeoJSON's positions). True when it took the
+// array (*ok: the event's result); false, with nothing changed, when it declines: the
+// reader then gives the array event by event. The CBOR and MessagePack readers offer it
+// an untagged array of 1 to kMaxTakenDoubles items of definite length, each a 64-bit
+// float, that is no map key, at a depth where opening it would be allowed (a
+// deterministic CBOR reader, which checks each float's shortest form, offers none).
+inline constexpr size_t kMaxTakenDoubles = 4;
+template <class S>
+concept TakesDoubles = requires(S& s, const double* v, size_t n, bool* ok) {
+  { s.TakeDoubles(v, n, ok) } -> std::same_as<bool>;
+};
+
 // CBOR tags with a meaning in the mapping (docs/formats.md).
 inline constexpr uint64_t kTagEpochTime = 1;       // RFC 8949 3.4.2
 inline constexpr uint64_t kTagPositiveBignum = 2;  // RFC 8949 3.4.3
