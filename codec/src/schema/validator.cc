@@ -1226,9 +1226,9 @@ void Validator::DeliverOther(uint32_t owner, SlotKind kind, bool ok, uint64_t in
 
 bool Validator::OnBegin(bool is_map) {
   // The common case, with tail calls only (no frame of its own): the child of a direct
-  // frame, a lone member (neither captured) or a leaf map whose one subschema opens a
+  // frame, a lone member (neither captured) or a leaf frame whose one subschema opens a
   // direct frame: a leaf frame, else a kDirect one (owned by the live evaluation above a
-  // leaf map: Frame::kLeafMap).
+  // leaf frame: Frame::kLeaf).
   const uint32_t c = DirectChild();
   if (c != kNone && Direct(nodes_[c], is_map)) {
     const Frame& p = frames_.back();
@@ -1262,7 +1262,7 @@ bool Validator::OnBeginRest(bool is_map) {
       // applied the ordinary way, from a slot, when its node cannot open a direct frame.
       // (Or the lone member's: Frame::kLone; a captured direct frame's: kCaptured, or
       // kPending's, captured from this first item on; a leaf frame's, owned by the live
-      // evaluation above it: Frame::kLeafMap.)
+      // evaluation above it: Frame::kLeaf.)
       const Eval& pe = evals_[p.evals_begin];
       uint32_t c = !pe.valid && !pe.committed ? kNone
                    : p.is_map                 ? p.child
@@ -1486,7 +1486,7 @@ inline void Validator::FillLeaf(Frame& f, uint32_t node, uint64_t offset) {
   f.offset = offset;
   f.is_map = kMap;
   f.expect_key = kMap;
-  f.evals_begin = frames_.back().evals_begin;  // (Frame::kLeafMap)
+  f.evals_begin = frames_.back().evals_begin;  // (Frame::kLeaf)
   f.node = node;
   f.slots_begin = static_cast<uint32_t>(slots_.size());
   f.extras_begin = extras_used_;

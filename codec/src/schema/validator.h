@@ -496,7 +496,7 @@ class Validator {
   bool MakePlanned(const ObjectPlan& plan, const Slot& s);
   // The subschema of the next child of a direct frame, a lone member (neither captured)
   // whose evaluation is not settled, or a leaf frame (whose evaluation, not made, is not:
-  // its evals_begin is a live one, Frame::kLeafMap) (OnBegin's common case, Empty); kNone
+  // its evals_begin is a live one, Frame::kLeaf) (OnBegin's common case, Empty); kNone
   // when there is none, or no such frame.
   [[gnu::always_inline]] uint32_t DirectChild() const {
     if (stopped_ || frames_.empty()) return kNone;
