@@ -38,6 +38,16 @@ Status Check(const JsonSchemaSet& set, Format f, std::string_view input,
   return Validate(r);
 }
 
+// A double's 8 bytes, most significant first, as CBOR's 0xfb and MessagePack's 0xcb carry
+// them.
+std::string Float64Bytes(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  std::string s(8, '\0');
+  for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(u >> (56 - 8 * i));
+  return s;
+}
+
 TEST(JsonSchema, ViolationNamesOffsetPathAndKeyword) {
   auto set = One(R"({"properties":{"a":{"type":"array","items":{"minimum":2}}}})");
   ASSERT_TRUE(set);
@@ -1942,13 +1952,6 @@ TEST(JsonSchema, BinaryDoublesNearBoundsAreJudgedExactly) {
   // the double compared with the bound.
   const std::vector<double> bounds = {
       180, -180, 90, -90, 0, 0.1, -0.1, 0.001, 1.5, -2.5, 123456.789, 1e15, 9007199254740992.0};
-  auto be = [](double x) {
-    uint64_t u;
-    std::memcpy(&u, &x, 8);
-    std::string s(8, '\0');
-    for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(u >> (56 - 8 * i));
-    return s;
-  };
   int checked = 0, passed = 0;
   for (const double bound : bounds) {
     std::vector<double> values;
@@ -1975,7 +1978,7 @@ TEST(JsonSchema, BinaryDoublesNearBoundsAreJudgedExactly) {
                           : k == "exclusiveMinimum" ? d > bound
                                                     : d < bound;
         // {"x": d} and [d]: CBOR a1 61 78 fb .., 81 fb ..; MessagePack 81 a1 78 cb .., 91 cb ..
-        const std::string bytes = be(d);
+        const std::string bytes = Float64Bytes(d);
         EXPECT_EQ(Check(*member, Format::kCbor, "\xa1\x61\x78\xfb" + bytes).ok(), want)
             << body << " " << d;
         EXPECT_EQ(Check(*item, Format::kCbor, "\x81\xfb" + bytes).ok(), want) << body << " " << d;
@@ -2030,13 +2033,6 @@ TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
       {1.5, 2.5},      {200.5, 1.5},         {1.5, -95.0},    {1.5},
       {1.5, 2.5, 3.5}, {1.5, 2.5, 3.5, 4.5}, {2.0, 4.0},      {-0.0, 0.0},
       {1e308, -1e308}, {10.0, 9.5},          {HUGE_VAL, 1.0}, {1.0, 2.0, HUGE_VAL}};
-  auto be = [](double x) {
-    uint64_t u;
-    std::memcpy(&u, &x, 8);
-    std::string s(8, '\0');
-    for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(u >> (56 - 8 * i));
-    return s;
-  };
   int compared = 0, refused = 0;
   for (const std::string& schema : schemas) {
     for (size_t c = 0; c < contexts.size(); ++c) {
@@ -2048,7 +2044,7 @@ TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
         std::string definite(1, static_cast<char>(0x80 | a.size())), indefinite("\x9f");
         std::string msgpack(1, static_cast<char>(0x90 | a.size()));
         for (double x : a) {
-          const std::string bytes = be(x);
+          const std::string bytes = Float64Bytes(x);
           definite.append(1, '\xfb').append(bytes);
           indefinite.append(1, '\xfb').append(bytes);
           msgpack.append(1, '\xcb').append(bytes);
