@@ -58,19 +58,8 @@ class Validator {
   [[gnu::always_inline]] bool TakeDecimal(uint64_t digits, size_t fraction_digits, bool negative,
                                           bool* ok) {
     if (unusual_) return false;
-    const bool passed = PassDirect([&](const Node& n) {
-      if (!n.scalar_plain || !(n.plain_types & kTypeNumber)) return false;
-      if (!(n.has & Node::kNumeric)) return true;
-      // Two roundings, each within 2^-53 of its value: the digits to a double (below
-      // 2^63: as a signed integer, one instruction), then the quotient by an exact power
-      // of 10. (Comparing the digits with the range times the power instead, with no
-      // division, took as long: paired warm time on geojson 1.002.)
-      if (digits >> 63 || fraction_digits > kMaxExactPower10) return false;
-      const double a =
-          static_cast<double>(static_cast<int64_t>(digits)) / kExactPowersOf10[fraction_digits];
-      const double v = negative ? -a : a;          // within a relative 2^-51 of the number
-      return v >= n.sure_low && v <= n.sure_high;  // (Node::sure_low)
-    });
+    const bool passed = PassDirect(
+        [&](const Node& n) { return DecimalPasses(n, digits, fraction_digits, negative); });
     if (passed) *ok = extra_bytes_ == extra_accounted_ || AccountExtras();
     return passed;
   }
@@ -90,6 +79,16 @@ class Validator {
   // range of its bounds): as the leaf frame opened and closed would have taken it, with no
   // frame. Declined (false, nothing changed) otherwise: its events come one by one.
   [[gnu::noinline]] bool TakeDoubles(const double* v, size_t n, bool* ok);
+  // The same for the JSON reader's short numbers (TakesDecimals, sink.h): a decimal item
+  // by TakeDecimal's check (DecimalPasses), an integer by Uint's (IntegerPasses).
+  [[gnu::noinline]] bool TakeDecimals(const ShortDecimal* v, size_t n, bool* ok);
+  // Whether the next value, an array, would have its subschema's items judged by
+  // TakeDecimals: its subschema a leaf array (TakeWhole's first checks).
+  [[gnu::always_inline]] bool MayTakeDecimals() const {
+    if (unusual_) return false;
+    const uint32_t c = DirectChild();
+    return c != kNone && nodes_[c].leaf_array;
+  }
   bool Tag(uint64_t tag);
 
   // The reader's duplicate check of the text key just given (ClaimsKeys): a name with a
@@ -128,6 +127,26 @@ class Validator {
 
  private:
   using Eval = EvalRecord;
+  // TakeDecimal's check of a decimal against a node: a plain one that lets any number
+  // through and whose sure range holds the decimal's approximation.
+  [[gnu::always_inline]] static bool DecimalPasses(const Node& n, uint64_t digits,
+                                                   size_t fraction_digits, bool negative) {
+    if (!n.scalar_plain || !(n.plain_types & kTypeNumber)) return false;
+    if (!(n.has & Node::kNumeric)) return true;
+    // Two roundings, each within 2^-53 of its value: the digits to a double (below 2^63:
+    // as a signed integer, one instruction), then the quotient by an exact power of 10.
+    // (Comparing the digits with the range times the power instead, with no division,
+    // took as long: paired warm time on geojson 1.002.)
+    if (digits >> 63 || fraction_digits > kMaxExactPower10) return false;
+    const double a =
+        static_cast<double>(static_cast<int64_t>(digits)) / kExactPowersOf10[fraction_digits];
+    const double v = negative ? -a : a;          // within a relative 2^-51 of the number
+    return v >= n.sure_low && v <= n.sure_high;  // (Node::sure_low)
+  }
+  // TakeDoubles' and TakeDecimals' common part: the array's subschema, its count, then passes(i,
+  // item node or null) for each item.
+  template <class ItemPasses>
+  bool TakeWhole(size_t n, bool* ok, ItemPasses&& passes);
   struct Extra {
     std::vector<uint64_t> claims;  // children evaluated (bits)
     // Failed unevaluated* children: index, and a map's member name (a view of the reader's

@@ -376,5 +376,80 @@ TEST(TakeDoublesMsgpack, ShortArraysOfFloat64AreOneEvent) {
             "error: nesting deeper than max_depth 1");
 }
 
+// ---- TakeDecimals (sink.h): a short array of JSON numbers as one event ----
+
+// Takes an offered array as "N(...)" (each item its digits, "/10^m" for m fraction
+// digits) unless an item is negative (declined: the reader then gives it event by event),
+// told its start as any item; offered only while MayTakeDecimals says so.
+class DecimalsRecorder : public Recorder {
+ public:
+  bool MayTakeDecimals() const { return may; }
+  bool TakeDecimals(const ShortDecimal* v, size_t n, bool* ok) {
+    std::string items;
+    for (size_t i = 0; i < n; ++i) {
+      if (v[i].negative) return false;
+      if (i > 0) items += ',';
+      items += std::to_string(v[i].digits);
+      if (v[i].fraction_digits > 0) items += "/10^" + std::to_string(v[i].fraction_digits);
+    }
+    *ok = Item("N(", items, ")");
+    return true;
+  }
+  bool may = true;
+};
+static_assert(TakesDecimals<DecimalsRecorder>);
+
+std::string ReadDecimals(std::string_view json, bool may = true, uint32_t max_depth = 64,
+                         uint64_t max_items = Limits{}.max_items) {
+  Limits limits;
+  limits.max_depth = max_depth;
+  limits.max_items = max_items;
+  const MappingOptions options;
+  Context ctx(limits, options);
+  DecimalsRecorder sink;
+  sink.may = may;
+  std::string padded(json);
+  padded.append(kInputPadding, ' ');
+  const std::string_view input(padded.data(), json.size());
+  if (!JsonReader<DecimalsRecorder>(ctx, sink).Read(input, kInputPadding))
+    return "error: " + ctx.status.message + " at " + std::to_string(ctx.status.offset);
+  return sink.log();
+}
+
+TEST(TakeDecimalsJson, ShortArraysOfNumbersAreOneEvent) {
+  EXPECT_EQ(ReadDecimals("[1.5,2.25]"), "0:N(15/10^1,225/10^2)");
+  EXPECT_EQ(ReadDecimals("[[1.5, 2], [3], {\"k\": [0.125]}, [ 4 , 5 ]]"),
+            "0:[_ 1:N(15/10^1,2) 11:N(3) 16:{_ 17:\"k\" 22:N(125/10^3) } 32:N(4,5) ]");
+  // Four items are offered; five are not.
+  EXPECT_EQ(ReadDecimals("[1,2,3,4]"), "0:N(1,2,3,4)");
+  EXPECT_EQ(ReadDecimals("[1,2,3,4,5]"), "0:[_ 1:1 3:2 5:3 7:4 9:5 ]");
+  // 16 integer digits, 16 fraction digits, an integer part of 0, 19 integer digits.
+  EXPECT_EQ(ReadDecimals("[1234567890123456.5,1.1234567890123456,0.5,9999999999999999999]"),
+            "0:N(12345678901234565/10^1,11234567890123456/10^16,5/10^1,9999999999999999999)");
+}
+
+TEST(TakeDecimalsJson, OtherArraysComeEventByEvent) {
+  // Declined by the sink; MayTakeDecimals false; an item with an exponent, of 20 digits,
+  // or no number; an empty array.
+  EXPECT_EQ(ReadDecimals("[1.5,-2]"), "0:[_ 1:d1.5 5:-2 ]");
+  EXPECT_EQ(ReadDecimals("[1.5]", false), "0:[_ 1:d1.5 ]");
+  EXPECT_EQ(ReadDecimals("[1.5,2e1]"), "0:[_ 1:d1.5 5:d20 ]");
+  EXPECT_EQ(ReadDecimals("[1,12345678901234567890]"), "0:[_ 1:1 3:12345678901234567890 ]");
+  EXPECT_EQ(ReadDecimals("[1.5,\"x\"]"), "0:[_ 1:d1.5 5:\"x\" ]");
+  EXPECT_EQ(ReadDecimals("[1.5,[2]]"), "0:[_ 1:d1.5 5:N(2) ]");
+  EXPECT_EQ(ReadDecimals("[]"), "0:[_ ]");
+  // Malformed, too deep, more items than max_items: reported as when nothing is offered.
+  for (const char* bad :
+       {"[01]", "[1.]", "[-]", "[1.5 2.5]", "[1 2 3]", "[1:2]", "[1.5,2.5", "[1.5,2.5,]"}) {
+    EXPECT_EQ(ReadDecimals(bad), ReadDecimals(bad, false)) << bad;
+    EXPECT_EQ(ReadDecimals(bad).substr(0, 6), "error:") << bad;
+  }
+  EXPECT_EQ(ReadDecimals("[[1.5]]", true, 2), "0:[_ 1:N(15/10^1) ]");
+  EXPECT_EQ(ReadDecimals("[[1.5]]", true, 1), ReadDecimals("[[1.5]]", false, 1));
+  EXPECT_EQ(ReadDecimals("[[1.5]]", true, 1), "error: nesting deeper than max_depth 1 at 1");
+  EXPECT_EQ(ReadDecimals("[1,2]", true, 64, 1), ReadDecimals("[1,2]", false, 64, 1));
+  EXPECT_EQ(ReadDecimals("[1,2]", true, 64, 1), "error: container passes max_items 1 at 3");
+}
+
 }  // namespace
 }  // namespace rosetta::codec::testing

@@ -2,6 +2,7 @@
 // roots and the exact location of errors): every error the JSON reader reports, with its
 // code, byte offset and JSON Pointer path; exact integers; nesting and duplicate keys at
 // scale. Offsets are counted by hand from the inputs (RFC 8259).
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <chrono>
@@ -441,6 +442,78 @@ TEST(JsonReaderNumbers, EightDigitsAtOnceAgreesWithOneByOne) {
     }
   }
   EXPECT_EQ(checked, 100000 + 8 * 246);
+}
+
+// json_detail::ReadShortDecimal (and, with AVX2, ReadShortDecimalAvx2), which read the
+// items of a short array offered whole (TakesDecimals), against the grammar read here
+// byte by byte: every combination of a sign, 0 to 21 integer digits (a leading zero
+// among them), no fraction, a bare '.' or 1 to 21 fraction digits, and a tail that is
+// none, an exponent, a stray byte or a second '.', each extent followed by a byte that
+// ends a number.
+TEST(JsonReaderNumbers, ShortDecimalsAreReadAsTheGrammarSays) {
+  std::mt19937_64 rng(91);
+  auto digits = [&](int n, bool lead_zero) {
+    std::string s;
+    for (int i = 0; i < n; ++i)
+      s += static_cast<char>('0' + (i == 0 && lead_zero ? 0 : i == 0 ? 1 + rng() % 9 : rng() % 10));
+    return s;
+  };
+  int checked = 0, accepted = 0, simd = 0;
+  for (int rep = 0; rep < 6; ++rep) {
+    for (const char* sign : {"", "-"}) {
+      for (int nd = 0; nd <= 21; ++nd) {
+        for (int m = -2; m <= 21; ++m) {  // -2: no '.'; -1: a bare '.'
+          for (const char* tail : {"", "", "e5", "x", ".5"}) {
+            if (m == -2 && *tail == '.') tail = "5.";        // (a second '.', not a first)
+            const bool lead_zero = nd >= 1 && rep % 3 == 0;  // ("0" itself when nd is 1)
+            std::string text = sign + digits(nd, lead_zero);
+            if (m >= -1) text += '.';
+            if (m >= 0) text += digits(m, false);
+            text += tail;
+            // The grammar: digits with no leading zero, then none or '.' and digits; 19
+            // digits at most; nothing else.
+            const int fraction = m < 0 ? 0 : m;
+            const bool want = nd >= 1 && !(lead_zero && nd > 1) && m != -1 && m != 0 &&
+                              *tail == '\0' && nd + fraction <= 19;
+            std::string padded = text + (rep % 2 ? "]" : ",") + std::string(64, '7');
+            const char* p = padded.data();
+            const char* e = p + text.size();
+            ShortDecimal d{};
+            const bool got = json_detail::ReadShortDecimal(p, e, &d);
+            ASSERT_EQ(got, want) << text;
+            if (want) {
+              std::string all = text.substr(*sign == '-');
+              all.erase(std::remove(all.begin(), all.end(), '.'), all.end());
+              EXPECT_EQ(d.digits, std::stoull(all)) << text;
+              EXPECT_EQ(d.fraction_digits, static_cast<uint32_t>(fraction)) << text;
+              EXPECT_EQ(d.negative, *sign == '-') << text;
+              ++accepted;
+            }
+#if defined(__AVX2__)
+            // The same, for the integer and fraction parts of at most 16 digits each.
+            ShortDecimal v{};
+            const bool fits = m < 0 ? nd <= 19 : nd <= 16 && m <= 16;
+            ASSERT_EQ(json_detail::ReadShortDecimalAvx2(p, e, &v), want && fits) << text;
+            if (want && fits) {
+              EXPECT_EQ(v.digits, d.digits) << text;
+              EXPECT_EQ(v.fraction_digits, d.fraction_digits) << text;
+              EXPECT_EQ(v.negative, d.negative) << text;
+              ++simd;
+            }
+#endif
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 6 * 2 * 22 * 24 * 5);
+  // Per sign and empty tail: 19 integers and 171 decimals (nd + m <= 19), only the 19 with
+  // one integer digit where a leading zero is written (reps 0 and 3).
+  EXPECT_EQ(accepted, 2 * 2 * (4 * 190 + 2 * 19));
+#if defined(__AVX2__)
+  EXPECT_GT(simd, accepted * 3 / 4);
+#endif
 }
 
 TEST(JsonReaderNumbers, IntegersAcrossCborsWholeRangeAreExact) {

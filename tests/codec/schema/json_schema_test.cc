@@ -2078,6 +2078,99 @@ TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
   EXPECT_GT(compared - refused, compared / 5);
 }
 
+TEST(JsonSchema, ShortNumberArraysJudgeAsTheirEventsDo) {
+  // A JSON array of up to four short numbers comes to the validator as one event
+  // (TakeDecimals, sink.h), taken where a leaf array's checks pass it at once. Each array
+  // here, in each place, must get the violations it gets event by event, each item judged
+  // exactly: those of the same array with its items written with an exponent, which no
+  // reader offers whole and which come as exact doubles, at the same length (a decimal's
+  // "00" against "e0", an integer's two spaces against "e0"), so at the same offsets.
+  const std::vector<std::string> schemas = {
+      R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90,"maximum":90}],"items":{"type":"number"}})",
+      R"({"items":{"type":"number","exclusiveMaximum":10}})",
+      R"({"items":{"type":"number","exclusiveMinimum":-1.5,"maximum":1e19}})",
+      R"({"items":{"type":"integer"}})",
+      R"({"items":{"type":"integer","minimum":0,"maximum":10}})",
+      R"({"items":{"type":"integer","multipleOf":3}})",
+      R"({"items":{"type":"number","multipleOf":0.5}})",
+      R"({"prefixItems":[{"type":"string"}]})",
+      R"({"minItems":3})",
+      R"({"uniqueItems":true})",
+      R"({"items":{"enum":[1.5,2.5]}})",
+      R"({"type":"object"})",
+  };
+  // A's place: a member, an item, a member's member, a member in an anyOf branch.
+  const std::vector<std::string> contexts = {
+      R"({"properties":{"a":A}})",
+      R"({"items":A})",
+      R"({"properties":{"p":{"properties":{"a":A}}}})",
+      R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})",
+  };
+  const std::vector<std::pair<std::string, std::string>> places = {
+      {R"({"a":)", "}"}, {"[", "]"}, {R"({"p":{"a":)", "}}"}, {R"({"a":)", "}"}};
+  const std::vector<std::vector<std::string>> arrays = {
+      {"1.5", "2.5"},
+      {"200.5", "1.5"},
+      {"1.5", "-95"},
+      {"1.5"},
+      {"1.5", "2.5", "3.5"},
+      {"1.5", "2.5", "3.5", "4.5"},
+      {"2", "4"},
+      {"3", "6", "9", "12"},
+      {"0", "-3"},  // (not "-0": the integer 0, where "-0e0" is the double -0)
+      {"-0.0", "0.25"},
+      {"10", "9.5"},
+      {"-1.5", "-1.25"},
+      {"180.0000000000001", "90"},
+      // 2^53 + 4 and 2^54 + 8: exact as doubles, so printed alike, and multiples of 3 (a
+      // double's multipleOf is judged within a tolerance, an integer's exactly).
+      {"9007199254740996", "1"},
+      {"123456789012.5", "-7"},
+      {"0.1234567890123456", "11"},
+      {"18014398509481992", "1"},
+  };
+  int compared = 0, refused = 0;
+  for (const std::string& schema : schemas) {
+    for (size_t c = 0; c < contexts.size(); ++c) {
+      std::string text = contexts[c];
+      text.replace(text.find('A'), 1, schema);
+      auto set = One(text);
+      ASSERT_TRUE(set) << text;
+      for (const std::vector<std::string>& a : arrays) {
+        std::string whole = "[", events = "[";
+        for (size_t i = 0; i < a.size(); ++i) {
+          const std::string sep = i > 0 ? "," : "";
+          const bool decimal = a[i].find('.') != std::string::npos;
+          whole += sep + a[i] + (decimal ? "00" : "  ");
+          events += sep + a[i] + "e0";
+        }
+        whole += "]";
+        events += "]";
+        std::vector<Status> w_all, e_all;
+        const Status w =
+            Check(*set, Format::kJson, places[c].first + whole + places[c].second, &w_all);
+        const Status e =
+            Check(*set, Format::kJson, places[c].first + events + places[c].second, &e_all);
+        SCOPED_TRACE(text + " " + whole);
+        EXPECT_EQ(w.code, e.code);
+        EXPECT_EQ(w.offset, e.offset);
+        EXPECT_EQ(w.message, e.message);
+        ASSERT_EQ(w_all.size(), e_all.size());
+        for (size_t i = 0; i < e_all.size(); ++i) {
+          EXPECT_EQ(w_all[i].offset, e_all[i].offset);
+          EXPECT_EQ(w_all[i].path, e_all[i].path);
+          EXPECT_EQ(w_all[i].message, e_all[i].message);
+        }
+        ++compared;
+        refused += !e.ok();
+      }
+    }
+  }
+  EXPECT_EQ(compared, 12 * 4 * 17);
+  EXPECT_GT(refused, compared / 3);
+  EXPECT_GT(compared - refused, compared / 5);
+}
+
 TEST(JsonSchema, TheExpectedNextMemberIsComparedWhole) {
   // A direct frame tries the property declared after the last one it found before the
   // table (Node::FindMemberFrom). Two properties whose names have the same length and the

@@ -59,6 +59,28 @@ concept TakesDoubles = requires(S& s, const double* v, size_t n, bool* ok) {
   { s.TakeDoubles(v, n, ok) } -> std::same_as<bool>;
 };
 
+// A number as the JSON reader reads it before any conversion: (negative ? -1 : 1) *
+// digits / 10^fraction_digits, of at most 19 digits (digits < 10^19); fraction_digits 0
+// for an integer (JSON text with no '.'), else at least 1.
+struct ShortDecimal {
+  uint64_t digits;
+  uint32_t fraction_digits;
+  bool negative;
+};
+// The same for JSON: a sink that takes a short array of numbers as one event,
+// TakeDecimals(v, n, &ok), in place of BeginArray, n number events and EndArray(), true
+// when taken (*ok its result), false with nothing changed when declined. The JSON reader
+// offers an array of 1 to kMaxTakenDoubles items, each an integer or a decimal without
+// exponent of at most 19 digits (the shapes it reads in one pass), at a depth where
+// opening it would be allowed.
+// MayTakeDecimals(), inlined, says whether the array that comes next would be taken if
+// its items pass: the reader reads the digits only then.
+template <class S>
+concept TakesDecimals = requires(S& s, const ShortDecimal* v, size_t n, bool* ok) {
+  { s.TakeDecimals(v, n, ok) } -> std::same_as<bool>;
+  { s.MayTakeDecimals() } -> std::same_as<bool>;
+};
+
 // CBOR tags with a meaning in the mapping (docs/formats.md).
 inline constexpr uint64_t kTagEpochTime = 1;       // RFC 8949 3.4.2
 inline constexpr uint64_t kTagPositiveBignum = 2;  // RFC 8949 3.4.3
