@@ -1,6 +1,8 @@
 #include "schema/validator.h"
 
+#if defined(__AVX2__)
 #include <immintrin.h>
+#endif
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -20,13 +22,15 @@ namespace rosetta::codec::schema {
 namespace {
 
 // Code points of valid UTF-8: its bytes less its continuation bytes (10xxxxxx), counted
-// 32 at a time (AVX2: the bytes whose top two bits are 10, a mask of them, its popcount),
-// then eight at a time (a byte's top bit set and the next bit clear), then one at a time.
+// 32 at a time (AVX2: the bytes whose top two bits are 10, a mask of them, its popcount;
+// where it is compiled in), then eight at a time (a byte's top bit set and the next bit
+// clear), then one at a time.
 uint64_t CodePoints(std::string_view s) {
   const char* p = s.data();
   const size_t size = s.size();
   uint64_t continuation = 0;
   size_t i = 0;
+#if defined(__AVX2__)
   const __m256i top = _mm256_set1_epi8(static_cast<char>(0xC0));
   const __m256i follow = _mm256_set1_epi8(static_cast<char>(0x80));
   for (; size - i >= 32; i += 32) {
@@ -35,6 +39,7 @@ uint64_t CodePoints(std::string_view s) {
     continuation +=
         static_cast<uint64_t>(std::popcount(static_cast<uint32_t>(_mm256_movemask_epi8(is))));
   }
+#endif
   for (; size - i >= 8; i += 8) {
     uint64_t w;
     std::memcpy(&w, p + i, 8);

@@ -458,7 +458,10 @@ TEST(JsonReaderNumbers, ShortDecimalsAreReadAsTheGrammarSays) {
       s += static_cast<char>('0' + (i == 0 && lead_zero ? 0 : i == 0 ? 1 + rng() % 9 : rng() % 10));
     return s;
   };
-  int checked = 0, accepted = 0, simd = 0;
+  int checked = 0, accepted = 0;
+#if defined(__AVX2__)
+  int simd = 0;
+#endif
   for (int rep = 0; rep < 6; ++rep) {
     for (const char* sign : {"", "-"}) {
       for (int nd = 0; nd <= 21; ++nd) {
