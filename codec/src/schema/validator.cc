@@ -386,29 +386,6 @@ bool Validator::SpecialDone() {
 }
 
 namespace {
-// Whether a number passes a node's minimum, maximum, exclusiveMinimum, exclusiveMaximum.
-template <class T>
-[[gnu::always_inline]] inline bool WithinBounds(const Node& n, T x) {
-  return !((n.has & Node::kMinimum) && x < n.minimum) &&
-         !((n.has & Node::kMaximum) && x > n.maximum) &&
-         !((n.has & Node::kExclusiveMinimum) && x <= n.exclusive_minimum) &&
-         !((n.has & Node::kExclusiveMaximum) && x >= n.exclusive_maximum);
-}
-
-// Whether the integer (negative ? -u : u) passes a node's inline check: a plain one that
-// lets an integer through and whose bounds it is within (ids, counts, indices). Past
-// 2^53 (twitter's ids), its double is within a relative 2^-53 of it, and the sure range
-// (Node::sure_low, as TakeDecimal) settles it.
-[[gnu::always_inline]] inline bool IntegerPasses(const Node& n, uint64_t u, bool negative) {
-  constexpr uint64_t kExact = uint64_t{1} << 53;  // (as PassesPlain: exact in double)
-  if (!n.scalar_plain || !(n.plain_types & (kTypeNumber | kTypeInteger))) return false;
-  if (!(n.has & Node::kNumeric)) return true;
-  // (An integer multipleOf, below 2^53: exact as an integer.)
-  if ((n.has & Node::kMultipleOf) && u % static_cast<uint64_t>(n.multiple_of) != 0) return false;
-  const double m = static_cast<double>(u);
-  const double d = negative ? -m : m;
-  return u <= kExact ? WithinBounds(n, d) : d >= n.sure_low && d <= n.sure_high;
-}
 
 // Whether a string is one of a texts_only node's texts (out of line: few nodes have them).
 [[gnu::noinline]] bool InTexts(const Node& n, std::string_view s) {
@@ -2595,37 +2572,12 @@ bool Validator::Empty(bool is_map) {
   return is_map ? BeginMap(0) && EndMap() : BeginArray(0) && EndArray();
 }
 
-template <class ItemPasses>
-[[gnu::always_inline]] inline bool Validator::TakeWhole(size_t n, bool* ok, ItemPasses&& passes) {
-  if (unusual_) return false;
-  const uint32_t c = DirectChild();
-  if (c == kNone) return false;
-  const Node& a = nodes_[c];
-  if (!a.leaf_array || n < a.min_items || n > a.quick_max_items) return false;
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t ic = ItemNode(a, i);
-    if (!passes(i, ic == kNone ? nullptr : &nodes_[ic])) return false;
-  }
-  offset_hold_ &= kReplaying;
-  *ok = ChildDone();
-  return true;
-}
-
 bool Validator::TakeDoubles(const double* v, size_t n, bool* ok) {
   return TakeWhole(n, ok, [v](size_t i, const Node* item) {
     // (As Double's inline check.)
     return std::isfinite(v[i]) &&
            (item == nullptr || (item->scalar_plain && (item->plain_types & kTypeNumber) &&
                                 v[i] >= item->sure_low && v[i] <= item->sure_high));
-  });
-}
-
-bool Validator::TakeDecimals(const ShortDecimal* v, size_t n, bool* ok) {
-  return TakeWhole(n, ok, [v](size_t i, const Node* item) {
-    const ShortDecimal& d = v[i];
-    return item == nullptr ||
-           (d.fraction_digits == 0 ? IntegerPasses(*item, d.digits, d.negative)
-                                   : DecimalPasses(*item, d.digits, d.fraction_digits, d.negative));
   });
 }
 
