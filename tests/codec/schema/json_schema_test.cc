@@ -1997,6 +1997,39 @@ TEST(JsonSchema, BinaryDoublesNearBoundsAreJudgedExactly) {
   EXPECT_LT(passed, checked * 2 / 3);
 }
 
+// The subschemas A of the short-array tests (an array's whole and its items), and A's
+// places: a member, an item, a member's member, a member in an anyOf branch.
+const std::vector<std::string> kShortArraySchemas = {
+    R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90,"maximum":90}],"items":{"type":"number"}})",
+    R"({"items":{"type":"number","exclusiveMaximum":10}})",
+    R"({"items":{"type":"integer"}})",
+    R"({"items":{"type":"number","multipleOf":0.5}})",
+    R"({"prefixItems":[{"type":"string"}]})",
+    R"({"minItems":3})",
+    R"({"uniqueItems":true})",
+    R"({"items":{"enum":[1.5,2.5]}})",
+    R"({"type":"object"})",
+};
+// The violations `got` as `want`: each one's path and message, and its offset when
+// `offsets`.
+void ExpectSameViolations(const std::vector<Status>& got, const std::vector<Status>& want,
+                          bool offsets) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (offsets) {
+      EXPECT_EQ(got[i].offset, want[i].offset);
+    }
+    EXPECT_EQ(got[i].path, want[i].path);
+    EXPECT_EQ(got[i].message, want[i].message);
+  }
+}
+const std::vector<std::string> kShortArrayContexts = {
+    R"({"properties":{"a":A}})",
+    R"({"items":A})",
+    R"({"properties":{"p":{"properties":{"a":A}}}})",
+    R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})",
+};
+
 TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
   // A CBOR or MessagePack array of up to four float64 items comes to the validator as one
   // event (TakeDoubles, sink.h), taken where a leaf array's checks pass it at once; any
@@ -2004,24 +2037,8 @@ TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
   // gets event by event: those of the same CBOR array of indefinite length, which no
   // reader offers whole (at the same offsets: the array is the document's last item, and
   // both heads take one byte); MessagePack's the same paths and messages.
-  const std::vector<std::string> schemas = {
-      R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90,"maximum":90}],"items":{"type":"number"}})",
-      R"({"items":{"type":"number","exclusiveMaximum":10}})",
-      R"({"items":{"type":"integer"}})",
-      R"({"items":{"type":"number","multipleOf":0.5}})",
-      R"({"prefixItems":[{"type":"string"}]})",
-      R"({"minItems":3})",
-      R"({"uniqueItems":true})",
-      R"({"items":{"enum":[1.5,2.5]}})",
-      R"({"type":"object"})",
-  };
-  // A's place: a member, an item, a member's member, a member in an anyOf branch.
-  const std::vector<std::string> contexts = {
-      R"({"properties":{"a":A}})",
-      R"({"items":A})",
-      R"({"properties":{"p":{"properties":{"a":A}}}})",
-      R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})",
-  };
+  const std::vector<std::string>& schemas = kShortArraySchemas;
+  const std::vector<std::string>& contexts = kShortArrayContexts;
   // The instance's head before the array, in CBOR and MessagePack, for each place.
   const std::vector<std::pair<std::string, std::string>> heads = {
       {"\xa1\x61\x61", "\x81\xa1\x61"},
@@ -2059,15 +2076,8 @@ TEST(JsonSchema, ShortDoubleArraysJudgeAsTheirEventsDo) {
         EXPECT_EQ(w.code, e.code);
         EXPECT_EQ(m.code, e.code);
         EXPECT_EQ(w.message, e.message);
-        ASSERT_EQ(whole.size(), events.size());
-        ASSERT_EQ(packed.size(), events.size());
-        for (size_t i = 0; i < events.size(); ++i) {
-          EXPECT_EQ(whole[i].offset, events[i].offset);
-          EXPECT_EQ(whole[i].path, events[i].path);
-          EXPECT_EQ(whole[i].message, events[i].message);
-          EXPECT_EQ(packed[i].path, events[i].path);
-          EXPECT_EQ(packed[i].message, events[i].message);
-        }
+        ExpectSameViolations(whole, events, true);
+        ExpectSameViolations(packed, events, false);
         ++compared;
         refused += !e.ok();
       }
@@ -2085,27 +2095,12 @@ TEST(JsonSchema, ShortNumberArraysJudgeAsTheirEventsDo) {
   // exactly: those of the same array with its items written with an exponent, which no
   // reader offers whole and which come as exact doubles, at the same length (a decimal's
   // "00" against "e0", an integer's two spaces against "e0"), so at the same offsets.
-  const std::vector<std::string> schemas = {
-      R"({"type":"array","minItems":2,"maxItems":3,"prefixItems":[{"type":"number","minimum":-180,"maximum":180},{"type":"number","minimum":-90,"maximum":90}],"items":{"type":"number"}})",
-      R"({"items":{"type":"number","exclusiveMaximum":10}})",
-      R"({"items":{"type":"number","exclusiveMinimum":-1.5,"maximum":1e19}})",
-      R"({"items":{"type":"integer"}})",
-      R"({"items":{"type":"integer","minimum":0,"maximum":10}})",
-      R"({"items":{"type":"integer","multipleOf":3}})",
-      R"({"items":{"type":"number","multipleOf":0.5}})",
-      R"({"prefixItems":[{"type":"string"}]})",
-      R"({"minItems":3})",
-      R"({"uniqueItems":true})",
-      R"({"items":{"enum":[1.5,2.5]}})",
-      R"({"type":"object"})",
-  };
-  // A's place: a member, an item, a member's member, a member in an anyOf branch.
-  const std::vector<std::string> contexts = {
-      R"({"properties":{"a":A}})",
-      R"({"items":A})",
-      R"({"properties":{"p":{"properties":{"a":A}}}})",
-      R"({"anyOf":[{"properties":{"a":A}},{"required":["z"]}]})",
-  };
+  // kShortArraySchemas, and integers' bounds and multipleOf.
+  std::vector<std::string> schemas = kShortArraySchemas;
+  schemas.push_back(R"({"items":{"type":"number","exclusiveMinimum":-1.5,"maximum":1e19}})");
+  schemas.push_back(R"({"items":{"type":"integer","minimum":0,"maximum":10}})");
+  schemas.push_back(R"({"items":{"type":"integer","multipleOf":3}})");
+  const std::vector<std::string>& contexts = kShortArrayContexts;
   const std::vector<std::pair<std::string, std::string>> places = {
       {R"({"a":)", "}"}, {"[", "]"}, {R"({"p":{"a":)", "}}"}, {R"({"a":)", "}"}};
   const std::vector<std::vector<std::string>> arrays = {
@@ -2155,12 +2150,7 @@ TEST(JsonSchema, ShortNumberArraysJudgeAsTheirEventsDo) {
         EXPECT_EQ(w.code, e.code);
         EXPECT_EQ(w.offset, e.offset);
         EXPECT_EQ(w.message, e.message);
-        ASSERT_EQ(w_all.size(), e_all.size());
-        for (size_t i = 0; i < e_all.size(); ++i) {
-          EXPECT_EQ(w_all[i].offset, e_all[i].offset);
-          EXPECT_EQ(w_all[i].path, e_all[i].path);
-          EXPECT_EQ(w_all[i].message, e_all[i].message);
-        }
+        ExpectSameViolations(w_all, e_all, true);
         ++compared;
         refused += !e.ok();
       }
