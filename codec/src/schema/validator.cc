@@ -2573,12 +2573,26 @@ bool Validator::Empty(bool is_map) {
 }
 
 bool Validator::TakeDoubles(const double* v, size_t n, bool* ok) {
-  return TakeWhole(n, ok, [v](size_t i, const Node* item) {
+  // (TakeDecimals' steps for doubles: one template for both, each item's check a lambda,
+  // took geojson from CBOR and MessagePack 0.18M more instructions, 0.6%.)
+  if (unusual_) return false;
+  const uint32_t c = DirectChild();
+  if (c == kNone) return false;
+  const Node& a = nodes_[c];
+  if (!a.leaf_array || n < a.min_items || n > a.quick_max_items) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
+    const uint32_t ic = ItemNode(a, i);
+    if (ic == kNone) continue;
+    const Node& item = nodes_[ic];
     // (As Double's inline check.)
-    return std::isfinite(v[i]) &&
-           (item == nullptr || (item->scalar_plain && (item->plain_types & kTypeNumber) &&
-                                v[i] >= item->sure_low && v[i] <= item->sure_high));
-  });
+    if (!(item.scalar_plain && (item.plain_types & kTypeNumber) && v[i] >= item.sure_low &&
+          v[i] <= item.sure_high))
+      return false;
+  }
+  offset_hold_ &= kReplaying;
+  *ok = ChildDone();
+  return true;
 }
 
 }  // namespace rosetta::codec::schema
