@@ -71,8 +71,9 @@ struct ShortDecimal {
 // TakeDecimals(v, n, &ok), in place of BeginArray, n number events and EndArray(), true
 // when taken (*ok its result), false with nothing changed when declined. The JSON reader
 // offers an array of 1 to kMaxTakenDoubles items, each an integer or a decimal without
-// exponent of at most 19 digits (the shapes it reads in one pass), at a depth where
-// opening it would be allowed.
+// exponent of at most 19 digits (the shapes it reads in one pass; with AVX2, a decimal's
+// integer and fraction digits at most 16 each), at a depth where opening it would be
+// allowed.
 // MayTakeDecimals(), inlined, says whether the array that comes next would be taken if
 // its items pass: the reader reads the digits only then.
 template <class S>
