@@ -327,6 +327,23 @@ class JsonReader {
     uint32_t next;
   };
   [[gnu::noinline]] Offered OfferNumbers(const uint32_t* idx, uint32_t n, uint32_t i);
+  // The map whose '{' is token i offered whole to a TakesMembers sink when it is 1 to
+  // kMaxTakenMembers members of ShortMember's shapes, as OfferNumbers offers an array.
+  [[gnu::noinline]] Offered OfferMembers(const uint32_t* idx, uint32_t n, uint32_t i);
+  // The text of the string whose opening quote is `open` (next: the next token) when it
+  // has no escape and is within max_string_bytes, as String reads it; false otherwise
+  // (String then says what is wrong with it, if anything).
+  [[gnu::always_inline]] bool PlainString(const char* open, const char* next,
+                                          std::string_view* s) const {
+    const char* close = next - 1;
+    while (close > open && json_detail::IsSpace(*close)) --close;
+    if (close <= open || *close != '"') return false;
+    const char* p = open + 1;
+    const size_t size = static_cast<size_t>(close - p);
+    if (size > ctx_.limits.max_string_bytes || json_detail::HasBackslash(p, size)) return false;
+    *s = {p, size};
+    return true;
+  }
   static bool Literal(const char* p, const char* e, const char* word, size_t n) {
     return static_cast<size_t>(e - p) == n && std::memcmp(p, word, n) == 0;
   }
@@ -536,6 +553,85 @@ typename JsonReader<S>::Offered JsonReader<S>::OfferNumbers(const uint32_t* idx,
 }
 
 template <Sink S>
+typename JsonReader<S>::Offered JsonReader<S>::OfferMembers(const uint32_t* idx, uint32_t n,
+                                                            uint32_t i) {
+  const char* const b = input_.data();
+  // Tokens name ':' value (',' name ':' value)* '}' after the '{', 1 to kMaxTakenMembers
+  // members, each value one token (a number, a string, a literal) or two (`[]`, `{}`).
+  // (Storage left uninitialized: a ShortMember's views would be set to empty first.)
+  alignas(ShortMember) unsigned char storage[sizeof(ShortMember) * kMaxTakenMembers];
+  ShortMember* const m = reinterpret_cast<ShortMember*>(storage);
+  uint32_t k = 0;        // the members
+  uint32_t empties = 0;  // of them `[]` or `{}`
+  uint32_t j = i + 1;    // the name's token
+  for (;;) {
+    // (Its name, ':', a value and one token more.)
+    if (j + 3 >= n || b[idx[j]] != '"' || b[idx[j + 1]] != ':') return {Offer::kNone, 0};
+    ShortMember& x = m[k];
+    if (!PlainString(b + idx[j], b + idx[j + 1], &x.key)) return {Offer::kNone, 0};
+    const char* const v = b + idx[j + 2];
+    const char* const next = b + idx[j + 3];
+    uint32_t after = j + 3;  // the token after the value
+    switch (*v) {
+      case '"':
+        if (!PlainString(v, next, &x.text)) return {Offer::kNone, 0};
+        x.kind = ShortMember::kText;
+        break;
+      case '[':
+      case '{':
+        if (*next != *v + 2) return {Offer::kNone, 0};  // ('[' + 2 is ']')
+        x.kind = *v == '[' ? ShortMember::kEmptyArray : ShortMember::kEmptyMap;
+        ++empties;
+        ++after;
+        break;
+      default: {
+        // (A scalar's extent ends where the next token starts, whitespace taken off.)
+        const char* e = next;
+        while (json_detail::IsSpace(e[-1])) --e;
+        if (*v == 't' || *v == 'f' || *v == 'n') {
+          if (Literal(v, e, "null", 4)) {
+            x.kind = ShortMember::kNull;
+          } else if (Literal(v, e, "true", 4)) {
+            x.kind = ShortMember::kTrue;
+          } else if (Literal(v, e, "false", 5)) {
+            x.kind = ShortMember::kFalse;
+          } else {
+            return {Offer::kNone, 0};
+          }
+          break;
+        }
+#if defined(__AVX2__)
+        if (!json_detail::ReadShortDecimalAvx2(v, e, &x.number)) return {Offer::kNone, 0};
+#else
+        if (!json_detail::ReadShortDecimal(v, e, &x.number)) return {Offer::kNone, 0};
+#endif
+        x.kind = ShortMember::kNumber;
+      }
+    }
+    ++k;
+    if (after >= n) return {Offer::kNone, 0};
+    const char c = b[idx[after]];
+    if (c == '}') {
+      j = after;
+      break;
+    }
+    if (c != ',' || k == kMaxTakenMembers) return {Offer::kNone, 0};
+    j = after + 1;
+  }
+  // (max_items: as the ',' checks count a map's members. An empty container one deeper.)
+  if (k > ctx_.limits.max_items) return {Offer::kNone, 0};
+  if (empties != 0 && st_.depth() + 1 >= ctx_.limits.max_depth) return {Offer::kNone, 0};
+  const uint64_t at = idx[i];
+  if constexpr (kItemStarts) sink_.ItemStart(at);
+  bool ok;
+  if (!sink_.TakeMembers(m, k, &ok)) return {Offer::kDeclined, 0};
+  if (!ok) [[unlikely]]
+    return {Offer::kFailed, 0};
+  if constexpr (kWantsCounts) opened_ += 1 + empties;
+  return {Offer::kTaken, j + 1};
+}
+
+template <Sink S>
 bool JsonReader<S>::Read(std::string_view input, size_t padding) {
   input_ = input;
   end_ = input.data() + input.size();
@@ -620,6 +716,19 @@ bool JsonReader<S>::Read(std::string_view input, size_t padding) {
           if (!is_map && i + 1 < n && json_detail::StartsNumber(b[idx[i + 1]]) &&
               sink_.MayTakeDecimals() && st_.HasRoom()) {
             const Offered o = OfferNumbers(idx, n, i);
+            offer = o.offer;
+            if (offer == Offer::kTaken) {
+              i = o.next;
+              goto after_value;
+            }
+            if (offer == Offer::kFailed) [[unlikely]]
+              return FailAt(at);
+          }
+        }
+        if constexpr (TakesMembers<S>) {
+          // (The same for a map that the sink may take.)
+          if (is_map && sink_.MayTakeMembers() && st_.HasRoom()) {
+            const Offered o = OfferMembers(idx, n, i);
             offer = o.offer;
             if (offer == Offer::kTaken) {
               i = o.next;

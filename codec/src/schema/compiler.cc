@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "rosetta/codec/json_schema.h"
+#include "rosetta/codec/sink.h"
 #include "schema/compiled.h"
 #include "schema/metaschemas.h"
 #include "schema/regex.h"
@@ -213,6 +214,7 @@ class Compiler {
       }
       for (uint32_t i = 0; i < out_->nodes.size(); ++i) MakeChoice(i);
       MakeCondMembers();
+      for (Node& n : out_->nodes) ShortMap(&n);
     }
     for (const Node& n : out_->nodes) {
       out_->bytes += sizeof(Node) + n.location_size + n.watched.size() * 32 +
@@ -1870,6 +1872,35 @@ class Compiler {
     n->leaf_map = n->direct_map && n->kind == Node::kSchema &&
                   (!(n->has & Node::kType) || (n->types & kTypeObject)) &&
                   (!n->end_object_work || n->quick_end);
+  }
+
+  // Node::short_map (after Leaves, and after MakeCondMembers: a kCondMember copy has no
+  // plain check).
+  void ShortMap(Node* n) const {
+    n->short_map = false;
+    if (!n->leaf_map || n->required_w.size() > kMaxTakenMembers) return;
+    const std::vector<Node>& nodes = out_->nodes;
+    for (uint32_t w : n->required_w) {
+      const std::string& name = n->watched[w];
+      const Node::Member* m = n->FindMember(name, MemberKeyOf(name));
+      // (A name with no subschema: TakeMembers leaves it to the events, as LeafKeyFind.)
+      if (m == nullptr || m->property == kNone) return;
+      const Node& p = nodes[m->property];
+      // (Validator::PassesEmpty.)
+      auto passes_empty = [&p](bool is_map) {
+        if (!(is_map ? p.direct_map : p.direct_array)) return false;
+        if ((p.has & Node::kType) && !(p.types & (is_map ? kTypeObject : kTypeArray))) return false;
+        if (p.kind != Node::kSchema || !(is_map ? p.end_object_work : p.end_array_work))
+          return true;
+        return p.quick_end &&
+               (is_map ? p.min_properties == 0 && p.required_mask == 0 : p.min_items == 0);
+      };
+      const bool may_be_empty = passes_empty(false) || passes_empty(true);
+      // (A plain check that lets some scalar through.)
+      if (!(p.scalar_plain && (p.plain_types & ~(kTypeObject | kTypeArray))) && !may_be_empty)
+        return;
+    }
+    n->short_map = true;
   }
 
   // Node::Member::sole (after WorkFlags: key_work). (From the properties' names: a member

@@ -2595,4 +2595,88 @@ bool Validator::TakeDoubles(const double* v, size_t n, bool* ok) {
   return true;
 }
 
+bool Validator::TakeMembers(const ShortMember* v, size_t n, bool* ok) {
+  if (unusual_) return false;
+  const uint32_t c = DirectChild();
+  if (c == kNone) return false;
+  const Node& map = nodes_[c];
+  if (!map.leaf_map) return false;  // (which lets an object through)
+  uint64_t claimed = 0;             // the members' bits: a name given twice is declined
+  uint64_t seen = 0;                // their watched bits, as a kLeafMap frame's
+  // The names with no bit (bit i: member i), compared with each other below: at most
+  // kMaxComparedName bytes each (a longer one is left to the reader's check), so that a
+  // map's compares stay within kMaxTakenMembers^2 / 2 of 64 bytes.
+  uint32_t unclaimed = 0;
+  static_assert(kMaxTakenMembers <= 32, "unclaimed has a bit a member");
+  constexpr size_t kMaxComparedName = 64;
+  uint16_t expect = map.first_member;
+  for (size_t i = 0; i < n; ++i) {
+    const ShortMember& x = v[i];
+    // As LeafKeyFind: a name propertyNames' plain check passes, then a member with a
+    // subschema, watched among the first 64 names or not at all, or a name that is none,
+    // with NonMemberChild's subschema (any other name: the events').
+    if ((map.key_work & Node::kKeyNames) && !NamePassesPlain(map, x.key)) return false;
+    const Node::Member* m =
+        map.MightBeMember(x.key) ? map.FindMemberFrom(expect, x.key, MemberKeyOf(x.key)) : nullptr;
+    uint32_t child;
+    if (m != nullptr) {
+      if (m->property == kNone || (m->watch != kNone && m->watch >= 64)) return false;
+      if (m->bit == Node::Member::kNoBit) {
+        if (x.key.size() > kMaxComparedName) return false;
+        unclaimed |= 1u << i;
+      } else {
+        const uint64_t bit = uint64_t{1} << m->bit;
+        if (claimed & bit) return false;
+        claimed |= bit;
+      }
+      expect = m->next;
+      if (m->watch != kNone) seen |= uint64_t{1} << m->watch;
+      child = m->property;
+    } else {
+      if (x.key.size() > kMaxComparedName || !NonMemberChild(map, x.key, &child)) return false;
+      unclaimed |= 1u << i;
+    }
+    if (child == kNone) continue;  // (passes whatever it is)
+    // The value by its event's inline check (Uint, NegInt and TakeDecimal's, TextValue's,
+    // Null's, Bool's; Empty's).
+    const Node& item = nodes_[child];
+    bool passes;
+    switch (x.kind) {
+      case ShortMember::kNumber:
+        passes =
+            x.number.fraction_digits == 0
+                ? IntegerPasses(item, x.number.digits, x.number.negative)
+                : DecimalPasses(item, x.number.digits, x.number.fraction_digits, x.number.negative);
+        break;
+      case ShortMember::kText:
+        passes = item.scalar_plain && (item.plain_types & kTypeString) &&
+                 PassesPlainText(item, x.text, set_, format_assertion_);
+        break;
+      case ShortMember::kNull:
+        passes = item.scalar_plain && (item.plain_types & kTypeNull);
+        break;
+      case ShortMember::kTrue:
+      case ShortMember::kFalse:
+        passes = item.scalar_plain && (item.plain_types & kTypeBoolean);
+        break;
+      default:
+        passes = PassesEmpty(item, x.kind == ShortMember::kEmptyMap);
+    }
+    if (!passes) return false;
+  }
+  // The names with no bit, which the reader's check would have compared.
+  for (uint32_t a = unclaimed; a != 0; a &= a - 1) {
+    const std::string_view name = v[std::countr_zero(a)].key;
+    for (uint32_t rest = a & (a - 1); rest != 0; rest &= rest - 1)
+      if (SameBytes(v[std::countr_zero(rest)].key, name)) return false;
+  }
+  // OnEnd's leaf check.
+  if (map.end_object_work && !(n >= map.min_properties && n <= map.max_properties &&
+                               (seen & map.required_mask) == map.required_mask))
+    return false;
+  offset_hold_ &= kReplaying;
+  *ok = ChildDone();
+  return true;
+}
+
 }  // namespace rosetta::codec::schema

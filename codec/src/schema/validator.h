@@ -136,6 +136,19 @@ class Validator {
     const uint32_t c = DirectChild();
     return c != kNone && nodes_[c].leaf_array;
   }
+  // A short map as one event (TakesMembers, sink.h): taken when it is the child of a
+  // direct frame, a lone member or a leaf, its subschema a Node::leaf_map, each name a
+  // member LeafKey would take with a bit (so no name repeats), each value passing that
+  // member's subschema by the inline check its event would have (an empty container by
+  // PassesEmpty), and the end passing as OnEnd's leaf check: as the leaf frame opened and
+  // closed would have taken it, with no frame. Declined (false, nothing changed) otherwise.
+  [[gnu::noinline]] bool TakeMembers(const ShortMember* v, size_t n, bool* ok);
+  // Whether the next value, a map, may be taken by TakeMembers (its first checks).
+  [[gnu::always_inline]] bool MayTakeMembers() const {
+    if (unusual_) return false;
+    const uint32_t c = DirectChild();
+    return c != kNone && nodes_[c].short_map;
+  }
   bool Tag(uint64_t tag);
 
   // The reader's duplicate check of the text key just given (ClaimsKeys): a name with a
