@@ -451,5 +451,138 @@ TEST(TakeDecimalsJson, OtherArraysComeEventByEvent) {
   EXPECT_EQ(ReadDecimals("[1,2]", true, 64, 1), "error: container passes max_items 1 at 3");
 }
 
+// Takes an offered map as "M(name=value,...)" (a number as DecimalsRecorder writes it)
+// unless a name is "no" (declined: the reader then gives it event by event), told its
+// start as any item; offered only while MayTakeMembers says so.
+class MembersRecorder : public Recorder {
+ public:
+  bool MayTakeMembers() const { return may; }
+  bool TakeMembers(const ShortMember* v, size_t n, bool* ok) {
+    std::string members;
+    for (size_t i = 0; i < n; ++i) {
+      if (v[i].key == "no") return false;
+      if (i > 0) members += ',';
+      members.append(v[i].key).append("=");
+      switch (v[i].kind) {
+        case ShortMember::kNumber:
+          if (v[i].number.negative) members += '-';
+          members += std::to_string(v[i].number.digits);
+          if (v[i].number.fraction_digits > 0)
+            members += "/10^" + std::to_string(v[i].number.fraction_digits);
+          break;
+        case ShortMember::kText:
+          members.append("\"").append(v[i].text).append("\"");
+          break;
+        case ShortMember::kNull:
+          members += "null";
+          break;
+        case ShortMember::kTrue:
+          members += "true";
+          break;
+        case ShortMember::kFalse:
+          members += "false";
+          break;
+        case ShortMember::kEmptyArray:
+          members += "[]";
+          break;
+        case ShortMember::kEmptyMap:
+          members += "{}";
+          break;
+      }
+    }
+    *ok = Item("M(", members, ")");
+    return true;
+  }
+  bool may = true;
+};
+static_assert(TakesMembers<MembersRecorder>);
+
+std::string ReadMembers(std::string_view json, bool may = true, Limits limits = {}) {
+  const MappingOptions options;
+  Context ctx(limits, options);
+  MembersRecorder sink;
+  sink.may = may;
+  std::string padded(json);
+  padded.append(kInputPadding, ' ');
+  const std::string_view input(padded.data(), json.size());
+  if (!JsonReader<MembersRecorder>(ctx, sink).Read(input, kInputPadding))
+    return "error: " + ctx.status.message + " at " + std::to_string(ctx.status.offset);
+  return sink.log();
+}
+
+// A map of n members "k0": 0, "k1": 1, ...
+std::string MapOf(int n) {
+  std::string map = "{";
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) map += ',';
+    map.append("\"k").append(std::to_string(i)).append("\":").append(std::to_string(i));
+  }
+  return map + "}";
+}
+
+TEST(TakeMembersJson, ShortMapsOfScalarsAreOneEvent) {
+  EXPECT_EQ(ReadMembers(R"({"a":1,"b":"x","c":null,"d":true,"e":false,"f":[],"g":{},"h":-2.5})"),
+            R"(0:M(a=1,b="x",c=null,d=true,e=false,f=[],g={},h=-25/10^1))");
+  // Whitespace anywhere; maps inside an array and a map (whose own member is a map, so it
+  // is not offered).
+  EXPECT_EQ(ReadMembers(R"([ { "a" : 1 , "b" : [ ] } , {"m":{"c":"y"}}])"),
+            R"(0:[_ 2:M(a=1,b=[]) 28:{_ 29:"m" 33:M(c="y") } ])");
+  // kMaxTakenMembers members are offered; one more is not.
+  std::string most = "0:M(";
+  for (size_t i = 0; i < kMaxTakenMembers; ++i) {
+    if (i > 0) most += ',';
+    most.append("k").append(std::to_string(i)).append("=").append(std::to_string(i));
+  }
+  EXPECT_EQ(ReadMembers(MapOf(kMaxTakenMembers)), most + ")");
+  const std::string more = ReadMembers(MapOf(kMaxTakenMembers + 1));
+  EXPECT_EQ(more.substr(0, 8), R"(0:{_ 1:")");
+  EXPECT_EQ(more, ReadMembers(MapOf(kMaxTakenMembers + 1), false));
+}
+
+TEST(TakeMembersJson, OtherMapsComeEventByEvent) {
+  // Declined by the sink; MayTakeMembers false; an escape in a name or a string; a number
+  // with an exponent or of 20 digits; a member that is a non-empty container.
+  EXPECT_EQ(ReadMembers(R"({"a":1,"no":2})"), R"(0:{_ 1:"a" 5:1 7:"no" 12:2 })");
+  EXPECT_EQ(ReadMembers(R"({"a":1})", false), R"(0:{_ 1:"a" 5:1 })");
+  EXPECT_EQ(ReadMembers(R"({"\u0061":1})"), R"(0:{_ 1:"a" 10:1 })");
+  EXPECT_EQ(ReadMembers(R"({"a":"\n"})"), "0:{_ 1:\"a\" 5:\"\n\" }");
+  EXPECT_EQ(ReadMembers(R"({"a":1e1})"), R"(0:{_ 1:"a" 5:d10 })");
+  EXPECT_EQ(ReadMembers(R"({"a":12345678901234567890})"), R"(0:{_ 1:"a" 5:12345678901234567890 })");
+  EXPECT_EQ(ReadMembers(R"({"a":[1]})"), R"(0:{_ 1:"a" 5:[_ 6:1 ] })");
+  EXPECT_EQ(ReadMembers("{}"), "0:{_ }");
+  // Malformed, too deep, more members than max_items, a name or string past
+  // max_string_bytes: reported as when nothing is offered.
+  for (const char* bad :
+       {R"({"a":1,})", R"({"a" 1})", R"({"a":1 "b":2})", R"({"a":tru})", R"({"a":nulls})",
+        R"({"a":[})", R"({"a":{]})", R"({"a":1)", R"({"a":01})", R"({"a":1.})", R"({"a":-})",
+        R"({"a":"x"y})", R"({"a"::1})", R"({"a":1,"b"})", R"({1:2})", R"({"a":1}})",
+        R"({"a":1:"b":2})", R"({"a":1]"b":2})", R"({"a":1])"}) {
+    EXPECT_EQ(ReadMembers(bad), ReadMembers(bad, false)) << bad;
+    EXPECT_EQ(ReadMembers(bad).substr(0, 6), "error:") << bad;
+  }
+  Limits shallow;
+  shallow.max_depth = 1;
+  EXPECT_EQ(ReadMembers(R"({"a":[]})", true, shallow), ReadMembers(R"({"a":[]})", false, shallow));
+  EXPECT_EQ(ReadMembers(R"({"a":[]})", true, shallow),
+            "error: nesting deeper than max_depth 1 at 5");
+  EXPECT_EQ(ReadMembers(R"([{"a":1}])", true, shallow),
+            "error: nesting deeper than max_depth 1 at 1");
+  shallow.max_depth = 2;
+  EXPECT_EQ(ReadMembers(R"({"a":[]})", true, shallow), "0:M(a=[])");
+  Limits few;
+  few.max_items = 1;
+  EXPECT_EQ(ReadMembers(R"({"a":1,"b":2})", true, few),
+            ReadMembers(R"({"a":1,"b":2})", false, few));
+  EXPECT_EQ(ReadMembers(R"({"a":1,"b":2})", true, few), "error: container passes max_items 1 at 7");
+  EXPECT_EQ(ReadMembers(R"({"a":1})", true, few), "0:M(a=1)");
+  Limits short_strings;
+  short_strings.max_string_bytes = 2;
+  for (const char* big : {R"({"abc":1})", R"({"a":"abc"})"}) {
+    EXPECT_EQ(ReadMembers(big, true, short_strings), ReadMembers(big, false, short_strings));
+    EXPECT_EQ(ReadMembers(big, true, short_strings).substr(0, 23), "error: string of 3 byte");
+  }
+  EXPECT_EQ(ReadMembers(R"({"ab":"cd"})", true, short_strings), R"(0:M(ab="cd"))");
+}
+
 }  // namespace
 }  // namespace rosetta::codec::testing
