@@ -77,6 +77,16 @@ class CborReader {
   }
   bool ReadString(u8 major, u8 ai, uint64_t start, std::string_view* out);
   bool ReadChunks(u8 major, uint64_t start, std::string_view* out);
+  // The map of `count` pairs whose head ends at pos_ (at `start`), offered whole to a
+  // TakesMembers sink (sink.h) when every pair is of ShortMember's shapes: a name that is
+  // a ShortText, then an integer of fewer than 20 digits, a float, a ShortText, false,
+  // true, null, or an empty array or map in one byte. What came of it (Offer); pos_ past
+  // the map when taken.
+  [[gnu::noinline]] Offer OfferMembers(uint64_t count, uint64_t start);
+  // The definite text string at *at when its head is one or two bytes (at most 255 bytes
+  // of text) and it is valid UTF-8 within max_string_bytes (*at moved past it); false
+  // otherwise, with nothing said (the events then say what is wrong, if anything).
+  bool ShortText(const u8** at, std::string_view* s);
 
   // Deterministic checks (kDeterministic only).
   [[gnu::cold]] bool NotDeterministic(uint64_t offset, std::string message) {
@@ -152,6 +162,101 @@ bool CborReader<S, kDeterministic>::ReadString(u8 major, u8 ai, uint64_t start,
   if (major == 3 && !ValidUtf8(*out))
     return Fail(ErrorCode::kInvalidUtf8, start, "text string is not valid UTF-8");
   return true;
+}
+
+template <Sink S, bool kDeterministic>
+bool CborReader<S, kDeterministic>::ShortText(const u8** at, std::string_view* s) {
+  const u8* p = *at;
+  if (p >= end_ || (*p >> 5) != 3) return false;
+  size_t size = *p++ & 31;
+  if (size == 24) {
+    if (p >= end_) return false;
+    size = *p++;
+  } else if (size > 24) {
+    return false;
+  }
+  if (size > static_cast<size_t>(end_ - p) || size > st_.ctx().limits.max_string_bytes)
+    return false;
+  *s = {reinterpret_cast<const char*>(p), size};
+  if (!ValidUtf8In(*s, static_cast<size_t>(end_ - p))) return false;
+  *at = p + size;
+  return true;
+}
+
+template <Sink S, bool kDeterministic>
+Offer CborReader<S, kDeterministic>::OfferMembers(uint64_t count, uint64_t start) {
+  // (Storage left uninitialized: a ShortMember's views would be set to empty first.)
+  alignas(ShortMember) unsigned char storage[sizeof(ShortMember) * kMaxTakenMembers];
+  ShortMember* const m = reinterpret_cast<ShortMember*>(storage);
+  const u8* p = pos_;
+  uint32_t empties = 0;  // members that are empty containers
+  for (uint64_t k = 0; k < count; ++k) {
+    ShortMember& x = m[k];
+    if (!ShortText(&p, &x.key) || p >= end_) return Offer::kNone;
+    const u8 major = *p >> 5;
+    const u8 ai = *p & 31;
+    switch (major) {
+      case 0:
+      case 1: {
+        ++p;
+        uint64_t arg = ai;
+        if (ai >= 24) {
+          if (ai > 27) return Offer::kNone;
+          const size_t n = size_t{1} << (ai - 24);
+          if (static_cast<size_t>(end_ - p) < n) return Offer::kNone;
+          arg = LoadBigEndian(p, n);
+          p += n;
+        }
+        // (ShortDecimal's digits are below 10^19: -1 - arg has arg + 1.)
+        constexpr uint64_t kDigitsLimit = 10'000'000'000'000'000'000u;
+        if (arg >= kDigitsLimit - major) return Offer::kNone;
+        x.number = {arg + major, 0, major == 1};
+        x.kind = ShortMember::kNumber;
+        break;
+      }
+      case 3:
+        if (!ShortText(&p, &x.text)) return Offer::kNone;
+        x.kind = ShortMember::kText;
+        break;
+      case 4:
+      case 5:
+        if (ai != 0) return Offer::kNone;
+        ++p;
+        x.kind = major == 4 ? ShortMember::kEmptyArray : ShortMember::kEmptyMap;
+        ++empties;
+        break;
+      case 7:
+        ++p;
+        if (ai == 20 || ai == 21) {
+          x.kind = ai == 21 ? ShortMember::kTrue : ShortMember::kFalse;
+        } else if (ai == 22) {
+          x.kind = ShortMember::kNull;
+        } else if (ai >= 25 && ai <= 27) {
+          const size_t n = size_t{1} << (ai - 24);
+          if (static_cast<size_t>(end_ - p) < n) return Offer::kNone;
+          const uint64_t bits = LoadBigEndian(p, n);
+          p += n;
+          x.real = ai == 25   ? HalfToDouble(static_cast<uint16_t>(bits))
+                   : ai == 26 ? std::bit_cast<float>(static_cast<uint32_t>(bits))
+                              : std::bit_cast<double>(bits);
+          x.kind = ShortMember::kDouble;
+        } else {
+          return Offer::kNone;
+        }
+        break;
+      default:
+        return Offer::kNone;
+    }
+  }
+  // (An empty container one deeper.)
+  if (empties != 0 && st_.depth() + 1 >= st_.ctx().limits.max_depth) return Offer::kNone;
+  if constexpr (kItemStarts) sink_.ItemStart(start);
+  bool ok;
+  if (!sink_.TakeMembers(m, count, &ok)) return Offer::kDeclined;
+  if (!ok) [[unlikely]]
+    return Offer::kFailed;
+  pos_ = p;
+  return Offer::kTaken;
 }
 
 // An indefinite-length string: definite chunks of the same major type up to a break
@@ -340,6 +445,17 @@ bool CborReader<S, kDeterministic>::Read(std::string_view input) {
                   break;
                 }
               }
+            }
+          }
+          if constexpr (TakesMembers<S> && !kDeterministic) {
+            // (The same for a map: arg - 1, as items - 1 above.)
+            if (is_map && ai != 31 && arg - 1 < kMaxTakenMembers && key_tags == 0 &&
+                st_.HasRoom() && !st_.AtKey() && sink_.MayTakeMembers()) {
+              const Offer o = OfferMembers(arg, start);
+              if (o == Offer::kTaken) break;
+              if (o == Offer::kFailed) [[unlikely]]
+                return SinkFailed(item);
+              told = o == Offer::kDeclined;
             }
           }
           // A tag-1001 map key into MessagePack is the timestamp it becomes (docs/formats.md).

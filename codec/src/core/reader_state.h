@@ -27,6 +27,12 @@ struct Frame {
   bool is_map;
 };
 
+// What came of a container a reader offered a sink whole (TakesDecimals, TakesMembers):
+// kTaken, or kFailed (the sink's verdict false), when the sink took it; kDeclined when it
+// did not (after the container's ItemStart); kNone when it was no container of the shape
+// offered (nothing was told).
+enum class Offer : uint32_t { kNone, kDeclined, kTaken, kFailed };
+
 // The container stack, depth limit, duplicate keys and error path shared by all readers.
 class ReaderState {
  public:

@@ -70,6 +70,33 @@ class MsgpackReader {
     return true;
   }
   bool Ext(int8_t type, std::string_view data, uint64_t start);
+  // The map of `count` pairs whose head ends at pos_ (at `start`), offered whole to a
+  // TakesMembers sink (sink.h) when every pair is of ShortMember's shapes: a name that is
+  // a ShortStr, then an integer of fewer than 20 digits, a float, a ShortStr, nil, false,
+  // true, or an empty array or map in one byte. What came of it (Offer); pos_ past the
+  // map when taken.
+  [[gnu::noinline]] Offer OfferMembers(uint64_t count, uint64_t start);
+  // The fixstr or str 8 at *at when it is valid UTF-8 within max_string_bytes (*at moved
+  // past it); false otherwise, with nothing said.
+  bool ShortStr(const u8** at, std::string_view* s) {
+    const u8* p = *at;
+    if (p >= end_) return false;
+    size_t size;
+    if (*p >= 0xa0 && *p <= 0xbf) {
+      size = *p++ & 0x1f;
+    } else if (*p == 0xd9 && end_ - p >= 2) {
+      size = p[1];
+      p += 2;
+    } else {
+      return false;
+    }
+    if (size > static_cast<size_t>(end_ - p) || size > st_.ctx().limits.max_string_bytes)
+      return false;
+    *s = {reinterpret_cast<const char*>(p), size};
+    if (!ValidUtf8In(*s, static_cast<size_t>(end_ - p))) return false;
+    *at = p + size;
+    return true;
+  }
   ReaderState st_;
   S& sink_;
   const u8* begin_ = nullptr;
@@ -303,6 +330,17 @@ bool MsgpackReader<S>::Read(std::string_view input) {
             }
           }
         }
+        if constexpr (TakesMembers<S>) {
+          // (The same for a map.)
+          if (is_map && n - 1 < kMaxTakenMembers && st_.HasRoom() && !st_.AtKey() &&
+              sink_.MayTakeMembers()) {
+            const Offer o = OfferMembers(n, start);
+            if (o == Offer::kFailed) [[unlikely]]
+              return SinkFailed(start);
+            taken = o == Offer::kTaken;
+            told = o == Offer::kDeclined;
+          }
+        }
         if (!taken && (!TakesEmpty<S> || n != 0 || !st_.HasRoom())) {
           if (!st_.Open(is_map, is_map ? n * 2 : n, start)) return SinkFailed(start);
           if constexpr (kItemStarts) {
@@ -349,6 +387,78 @@ bool MsgpackReader<S>::Read(std::string_view input) {
                 msgpack_detail::TrailingBytes(end_ - pos_));
   }
   return true;
+}
+
+template <Sink S>
+Offer MsgpackReader<S>::OfferMembers(uint64_t count, uint64_t start) {
+  // (Storage left uninitialized: a ShortMember's views would be set to empty first.)
+  alignas(ShortMember) unsigned char storage[sizeof(ShortMember) * kMaxTakenMembers];
+  ShortMember* const m = reinterpret_cast<ShortMember*>(storage);
+  const u8* p = pos_;
+  uint32_t empties = 0;  // members that are empty containers
+  for (uint64_t k = 0; k < count; ++k) {
+    ShortMember& x = m[k];
+    if (!ShortStr(&p, &x.key) || p >= end_) return Offer::kNone;
+    const u8 b = *p;
+    if (b <= 0x7f) {  // positive fixint
+      x.number = {b, 0, false};
+      x.kind = ShortMember::kNumber;
+      ++p;
+    } else if (b >= 0xe0) {  // negative fixint: -32..-1
+      x.number = {uint64_t{256} - b, 0, true};
+      x.kind = ShortMember::kNumber;
+      ++p;
+    } else if ((b >= 0xa0 && b <= 0xbf) || b == 0xd9) {
+      if (!ShortStr(&p, &x.text)) return Offer::kNone;
+      x.kind = ShortMember::kText;
+    } else if (b == 0x80 || b == 0x90) {
+      x.kind = b == 0x90 ? ShortMember::kEmptyArray : ShortMember::kEmptyMap;
+      ++empties;
+      ++p;
+    } else if (b == 0xc0 || b == 0xc2 || b == 0xc3) {
+      x.kind = b == 0xc0   ? ShortMember::kNull
+               : b == 0xc3 ? ShortMember::kTrue
+                           : ShortMember::kFalse;
+      ++p;
+    } else if (b == 0xca || b == 0xcb || (b >= 0xcc && b <= 0xd3)) {
+      // float 32 / 64, uint 8..64, int 8..64: n bytes big-endian after the head.
+      const size_t n = b == 0xca ? 4 : b == 0xcb ? 8 : size_t{1} << ((b - 0xcc) & 3);
+      ++p;
+      if (static_cast<size_t>(end_ - p) < n) return Offer::kNone;
+      const uint64_t v = LoadBigEndian(p, n);
+      p += n;
+      constexpr uint64_t kDigitsLimit = 10'000'000'000'000'000'000u;  // (ShortDecimal's)
+      if (b == 0xca) {
+        x.real = std::bit_cast<float>(static_cast<uint32_t>(v));
+        x.kind = ShortMember::kDouble;
+      } else if (b == 0xcb) {
+        x.real = std::bit_cast<double>(v);
+        x.kind = ShortMember::kDouble;
+      } else if (b <= 0xcf) {
+        if (v >= kDigitsLimit) return Offer::kNone;
+        x.number = {v, 0, false};
+        x.kind = ShortMember::kNumber;
+      } else {
+        const int shift = static_cast<int>(64 - 8 * n);
+        const int64_t s = static_cast<int64_t>(v << shift) >> shift;  // sign-extended
+        // (|INT64_MIN| is 2^63, below 10^19.)
+        x.number = {s >= 0 ? static_cast<uint64_t>(s) : uint64_t{0} - static_cast<uint64_t>(s), 0,
+                    s < 0};
+        x.kind = ShortMember::kNumber;
+      }
+    } else {
+      return Offer::kNone;
+    }
+  }
+  // (An empty container one deeper.)
+  if (empties != 0 && st_.depth() + 1 >= st_.ctx().limits.max_depth) return Offer::kNone;
+  if constexpr (kItemStarts) sink_.ItemStart(start);
+  bool ok;
+  if (!sink_.TakeMembers(m, count, &ok)) return Offer::kDeclined;
+  if (!ok) [[unlikely]]
+    return Offer::kFailed;
+  pos_ = p;
+  return Offer::kTaken;
 }
 
 }  // namespace rosetta::codec

@@ -2648,6 +2648,10 @@ bool Validator::TakeMembers(const ShortMember* v, size_t n, bool* ok) {
                 ? IntegerPasses(item, x.number.digits, x.number.negative)
                 : DecimalPasses(item, x.number.digits, x.number.fraction_digits, x.number.negative);
         break;
+      case ShortMember::kDouble:  // (as Double's inline check)
+        passes = std::isfinite(x.real) && item.scalar_plain && (item.plain_types & kTypeNumber) &&
+                 x.real >= item.sure_low && x.real <= item.sure_high;
+        break;
       case ShortMember::kText:
         passes = item.scalar_plain && (item.plain_types & kTypeString) &&
                  PassesPlainText(item, x.text, set_, format_assertion_);

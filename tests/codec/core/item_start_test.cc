@@ -470,6 +470,12 @@ class MembersRecorder : public Recorder {
           if (v[i].number.fraction_digits > 0)
             members += "/10^" + std::to_string(v[i].number.fraction_digits);
           break;
+        case ShortMember::kDouble: {
+          char buf[64];
+          auto r = std::to_chars(buf, buf + sizeof buf, v[i].real);
+          members.append("d").append(buf, r.ptr - buf);
+          break;
+        }
         case ShortMember::kText:
           members.append("\"").append(v[i].text).append("\"");
           break;
@@ -582,6 +588,134 @@ TEST(TakeMembersJson, OtherMapsComeEventByEvent) {
     EXPECT_EQ(ReadMembers(big, true, short_strings).substr(0, 23), "error: string of 3 byte");
   }
   EXPECT_EQ(ReadMembers(R"({"ab":"cd"})", true, short_strings), R"(0:M(ab="cd"))");
+}
+
+template <template <class, bool...> class Reader>
+std::string ReadBinaryMembers(std::string_view hex, bool may = true, Limits limits = {}) {
+  const MappingOptions options;
+  Context ctx(limits, options);
+  MembersRecorder sink;
+  sink.may = may;
+  if (!Reader<MembersRecorder>(ctx, sink).Read(Hex(hex))) return "error: " + ctx.status.message;
+  return sink.log();
+}
+
+TEST(TakeMembersCbor, ShortMapsOfScalarsAreOneEvent) {
+  // 1, -100, 1.5 as a half and as a single float, 2.5 as a double, "xyz", true, [].
+  EXPECT_EQ(
+      ReadBinaryMembers<CborReader>("a8 61 61 01 61 62 38 63 61 63 f9 3e 00 61 64 fa 3f c0 "
+                                    "00 00 61 65 fb " F25 " 61 66 63 78 79 7a 61 67 f5 61 68 80"),
+      R"(0:M(a=1,b=-100,c=d1.5,d=d1.5,e=d2.5,f="xyz",g=true,h=[]))");
+  // null, false, {}, a text in a two-byte head; inside an array, after a map that is not
+  // offered (its member is a non-empty array).
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("82 a1 61 6d 81 01 a4 61 69 f6 61 6a f4 61 6b a0 61 6c "
+                                          "78 01 41"),
+            R"(0:[2 1:{1 2:"m" 4:[1 5:1 ] } 6:M(i=null,j=false,k={},l="A") ])");
+  // The largest integers of fewer than 20 digits: 10^19 - 1 and -(10^19 - 1).
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a2 61 61 1b 8a c7 23 04 89 e7 ff ff 61 62 3b 8a c7 23 "
+                                          "04 89 e7 ff fe"),
+            "0:M(a=9999999999999999999,b=-9999999999999999999)");
+}
+
+TEST(TakeMembersCbor, OtherMapsComeEventByEvent) {
+  // Declined; MayTakeMembers false; an indefinite length; a tag on the map, or on a value;
+  // a value that is a byte string, undefined, a non-empty array, or an integer of 20
+  // digits; a name that is no text, or has a three-byte head; a map as a map key; a
+  // deterministic reader.
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a2 61 61 01 62 6e 6f 02"),
+            R"(0:{2 1:"a" 3:1 4:"no" 7:2 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 01", false), R"(0:{1 1:"a" 3:1 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("bf 61 61 01 ff"), R"(0:{_ 1:"a" 3:1 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("c1 a1 61 61 01"), R"(0:t(1) 1:{1 2:"a" 4:1 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 c1 01"), R"(0:{1 1:"a" 3:t(1) 4:1 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 41 00"), R"(0:{1 1:"a" 3:h'00' })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 f7"), R"(0:{1 1:"a" 3:undefined })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 81 01"), R"(0:{1 1:"a" 3:[1 4:1 ] })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 1b 8a c7 23 04 89 e8 00 00"),
+            R"(0:{1 1:"a" 3:10000000000000000000 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 3b 8a c7 23 04 89 e7 ff ff"),
+            R"(0:{1 1:"a" 3:-10000000000000000000 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 01 02"), "0:{1 1:1 2:2 }");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 79 00 01 61 01"), R"(0:{1 1:"a" 5:1 })");
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 a1 61 61 01 02"), R"(0:{1 1:{1 2:"a" 4:1 } 5:2 })");
+  const MappingOptions options;
+  Context ctx(Limits{}, options);
+  MembersRecorder sink;
+  ASSERT_TRUE((CborReader<MembersRecorder, true>(ctx, sink).Read(Hex("a1 61 61 01"))));
+  EXPECT_EQ(sink.log(), R"(0:{1 1:"a" 3:1 })");
+  // Malformed, too deep, a name or text past max_string_bytes: reported as when nothing is
+  // offered.
+  for (const char* bad : {"a1 61 ff 01", "a1 61 61 61 ff", "a2 61 61 01", "a1 61 61 fb 40",
+                          "a1 61 61 1a 00", "a1 61 61 f8 10"}) {
+    EXPECT_EQ(ReadBinaryMembers<CborReader>(bad), ReadBinaryMembers<CborReader>(bad, false)) << bad;
+    EXPECT_EQ(ReadBinaryMembers<CborReader>(bad).substr(0, 6), "error:") << bad;
+  }
+  Limits shallow;
+  shallow.max_depth = 1;
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 80", true, shallow),
+            "error: nesting deeper than max_depth 1");
+  shallow.max_depth = 2;
+  EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 61 61 80", true, shallow), "0:M(a=[])");
+  Limits short_strings;
+  short_strings.max_string_bytes = 2;
+  for (const char* big : {"a1 63 61 62 63 01", "a1 61 61 63 61 62 63"}) {
+    EXPECT_EQ(ReadBinaryMembers<CborReader>(big, true, short_strings),
+              ReadBinaryMembers<CborReader>(big, false, short_strings));
+    EXPECT_EQ(ReadBinaryMembers<CborReader>(big, true, short_strings).substr(0, 6), "error:");
+  }
+}
+
+TEST(TakeMembersMsgpack, ShortMapsOfScalarsAreOneEvent) {
+  // 1, -100 (int 8), 1.5 (float 32), 2.5 (float 64), "xyz", true, [], -32 (fixint).
+  EXPECT_EQ(
+      ReadBinaryMembers<MsgpackReader>("88 a1 61 01 a1 62 d0 9c a1 63 ca 3f c0 00 00 a1 64 "
+                                       "cb " F25 " a1 65 a3 78 79 7a a1 66 c3 a1 67 90 a1 68 e0"),
+      R"(0:M(a=1,b=-100,c=d1.5,d=d2.5,e="xyz",f=true,g=[],h=-32))");
+  // nil, false, {}, a str 8; in a map 16.
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("de 00 04 a1 69 c0 a1 6a c2 a1 6b 80 a1 6c d9 01 41"),
+            R"(0:M(i=null,j=false,k={},l="A"))");
+  // uint 8, 16, 32, 64 and int 16, 32, 64 (the least: -2^63).
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("87 a1 61 cc ff a1 62 cd 01 00 a1 63 ce 00 01 00 00 "
+                                             "a1 64 cf 00 00 00 01 00 00 00 00 a1 65 d1 ff 00 a1 "
+                                             "66 d2 ff ff 00 00 a1 67 d3 80 00 00 00 00 00 00 00"),
+            "0:M(a=255,b=256,c=65536,d=4294967296,e=-256,f=-65536,g=-9223372036854775808)");
+}
+
+TEST(TakeMembersMsgpack, OtherMapsComeEventByEvent) {
+  // Declined; MayTakeMembers false; a value that is bin, an ext, a non-empty array, or a
+  // uint 64 of 20 digits; a name that is no str, or a str 16; a map as a map key.
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("82 a1 61 01 a2 6e 6f 02"),
+            R"(0:{2 1:"a" 3:1 4:"no" 7:2 })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 01", false), R"(0:{1 1:"a" 3:1 })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 c4 01 00"), R"(0:{1 1:"a" 3:h'00' })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 d4 01 00"),
+            R"(0:{1 1:"a" 3:t(mp+1) 3:h'00' })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 91 01"), R"(0:{1 1:"a" 3:[1 4:1 ] })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 cf 8a c7 23 04 89 e8 00 00"),
+            R"(0:{1 1:"a" 3:10000000000000000000 })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 01 02"), "0:{1 1:1 2:2 }");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 da 00 01 61 01"), R"(0:{1 1:"a" 5:1 })");
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 81 a1 61 01 02"),
+            R"(0:{1 1:{1 2:"a" 4:1 } 5:2 })");
+  for (const char* bad : {"81 a1 ff 01", "81 a1 61 a1 ff", "82 a1 61 01", "81 a1 61 cb 40",
+                          "81 a1 61 cd 00", "81 a1 61 c1"}) {
+    EXPECT_EQ(ReadBinaryMembers<MsgpackReader>(bad), ReadBinaryMembers<MsgpackReader>(bad, false))
+        << bad;
+    EXPECT_EQ(ReadBinaryMembers<MsgpackReader>(bad).substr(0, 6), "error:") << bad;
+  }
+  Limits shallow;
+  shallow.max_depth = 1;
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 90", true, shallow),
+            "error: nesting deeper than max_depth 1");
+  shallow.max_depth = 2;
+  EXPECT_EQ(ReadBinaryMembers<MsgpackReader>("81 a1 61 90", true, shallow), "0:M(a=[])");
+  Limits short_strings;
+  short_strings.max_string_bytes = 2;
+  for (const char* big : {"81 a3 61 62 63 01", "81 a1 61 a3 61 62 63"}) {
+    EXPECT_EQ(ReadBinaryMembers<MsgpackReader>(big, true, short_strings),
+              ReadBinaryMembers<MsgpackReader>(big, false, short_strings));
+    EXPECT_EQ(ReadBinaryMembers<MsgpackReader>(big, true, short_strings).substr(0, 6), "error:");
+  }
 }
 
 }  // namespace

@@ -2167,7 +2167,10 @@ TEST(JsonSchema, ShortMapsJudgeAsTheirEventsDo) {
   // leaf map's checks pass it at once. Each map here, in each place, must get the
   // violations it gets event by event: those of the same map with its first name's first
   // character escaped (`"\u0061"` for `"a"`), which no reader offers whole, the offered
-  // form's name followed by five spaces, so at the same offsets.
+  // form's name followed by five spaces, so at the same offsets. In CBOR, against the same
+  // map of indefinite length (offered by no reader; its head one byte too, so at the same
+  // offsets: the map is the document's last item); in MessagePack, with the same paths and
+  // messages.
   const std::vector<std::string> schemas = {
       R"({"type":"object","required":["a","b"],"properties":{"a":{"type":"integer","minimum":0,"multipleOf":50},"b":{"type":["string","null"],"maxLength":3},"c":{"type":"array","maxItems":0},"d":{"type":"boolean"}},"additionalProperties":false})",
       R"({"additionalProperties":{"type":"string","pattern":"^x"}})",
@@ -2186,6 +2189,13 @@ TEST(JsonSchema, ShortMapsJudgeAsTheirEventsDo) {
   const std::vector<std::string>& contexts = kShortArrayContexts;
   const std::vector<std::pair<std::string, std::string>> places = {
       {R"({"a":)", "}"}, {"[", "]"}, {R"({"p":{"a":)", "}}"}, {R"({"a":)", "}"}};
+  // The CBOR and MessagePack heads before the map, for each place.
+  const std::vector<std::pair<std::string, std::string>> heads = {
+      {"\xa1\x61\x61", "\x81\xa1\x61"},
+      {"\x81", "\x91"},
+      {"\xa1\x61\x70\xa1\x61\x61", "\x81\xa1\x70\x81\xa1\x61"},
+      {"\xa1\x61\x61", "\x81\xa1\x61"},
+  };
   // Each map as its members' names and values.
   using Members = std::vector<std::pair<std::string, std::string>>;
   std::vector<Members> maps = {
@@ -2206,6 +2216,7 @@ TEST(JsonSchema, ShortMapsJudgeAsTheirEventsDo) {
       {{"c", "[]"}, {"d", "{}"}},
       {{"a", "100"}},
       {{"abc", "1"}, {"b", "true"}},
+      {{"a", "12.5"}, {"p", "1"}},
   };
   Members ten;
   for (int i = 0; i < 10; ++i) ten.emplace_back("k" + std::to_string(i), std::to_string(i));
@@ -2244,12 +2255,38 @@ TEST(JsonSchema, ShortMapsJudgeAsTheirEventsDo) {
         EXPECT_EQ(w.offset, e.offset);
         EXPECT_EQ(w.message, e.message);
         ExpectSameViolations(w_all, e_all, true);
+        std::string binary[2];  // the map alone in CBOR, in MessagePack
+        for (int b = 0; b < 2; ++b) {
+          TranscodeRequest to;
+          to.from = Format::kJson;
+          to.to = b == 0 ? Format::kCbor : Format::kMsgpack;
+          to.input = whole;
+          to.options.allow_duplicate_keys = true;  // (the maps whose names repeat)
+          OutputBuffer out;
+          ASSERT_TRUE(Transcode(to, out).ok()) << whole;
+          binary[b].assign(out.data(), out.size());
+        }
+        ASSERT_EQ(static_cast<uint8_t>(binary[0][0]), 0xa0 + map.size());
+        std::string indefinite(1, '\xbf');
+        indefinite.append(binary[0], 1).append(1, '\xff');
+        std::vector<Status> c_all, i_all, m_all;
+        const Status cw = Check(*set, Format::kCbor, heads[c].first + binary[0], &c_all);
+        const Status ci = Check(*set, Format::kCbor, heads[c].first + indefinite, &i_all);
+        const Status mw = Check(*set, Format::kMsgpack, heads[c].second + binary[1], &m_all);
+        EXPECT_EQ(ci.code, e.code);
+        EXPECT_EQ(cw.code, ci.code);
+        EXPECT_EQ(cw.offset, ci.offset);
+        EXPECT_EQ(cw.message, ci.message);
+        ExpectSameViolations(c_all, i_all, true);
+        EXPECT_EQ(mw.code, ci.code);
+        EXPECT_EQ(mw.message, ci.message);
+        ExpectSameViolations(m_all, i_all, false);
         ++compared;
         refused += !e.ok();
       }
     }
   }
-  EXPECT_EQ(compared, 13 * 4 * 18);
+  EXPECT_EQ(compared, 13 * 4 * 19);
   EXPECT_GT(refused, compared / 3);
   EXPECT_GT(compared - refused, compared / 5);
 }

@@ -82,24 +82,30 @@ concept TakesDecimals = requires(S& s, const ShortDecimal* v, size_t n, bool* ok
   { s.MayTakeDecimals() } -> std::same_as<bool>;
 };
 
-// A member of a short map as the JSON reader reads it: its name, then a value that is a
-// number of ShortDecimal's shape, a string, null, true, false, `[]` or `{}` (names and
-// strings without escapes: views of the input).
+// A member of a short map as a reader reads it: its name (a text string), then a value
+// that is an integer or a JSON decimal of ShortDecimal's shape (kNumber; an integer has
+// fraction_digits 0), a CBOR or MessagePack float (kDouble), a text string, null, true,
+// false, an empty array or an empty map (names and strings: views of the input, JSON's
+// without escapes).
 struct ShortMember {
-  enum Kind : uint8_t { kNumber, kText, kNull, kTrue, kFalse, kEmptyArray, kEmptyMap };
+  enum Kind : uint8_t { kNumber, kDouble, kText, kNull, kTrue, kFalse, kEmptyArray, kEmptyMap };
   std::string_view key;
   std::string_view text;  // kText
-  ShortDecimal number;    // kNumber
+  union {
+    ShortDecimal number;  // kNumber
+    double real;          // kDouble
+  };
   Kind kind;
 };
 // The same for maps: a sink that takes a short map of such members as one event,
 // TakeMembers(v, n, &ok), in place of BeginMap, each name and value (an empty container
 // as its Empty, or its Begin and End) and EndMap(): true when taken (*ok its result),
-// false with nothing changed when declined. The JSON reader offers a map of 1 to
-// kMaxTakenMembers members, each of those shapes, when MayTakeMembers() (inlined) says the
-// map that comes next may be taken, at a depth where opening the map (and a container of
-// its members) would be allowed. A sink takes a map only when its verdict is that of the
-// events, names repeated included.
+// false with nothing changed when declined. The JSON, CBOR and MessagePack readers offer
+// a map of 1 to kMaxTakenMembers members, each of those shapes, when MayTakeMembers()
+// (inlined) says the map that comes next may be taken: untagged, of definite length, no
+// map key, at a depth where opening the map (and a container of its members) would be
+// allowed (a deterministic CBOR reader, which checks the order of names, offers none). A
+// sink takes a map only when its verdict is that of the events, names repeated included.
 inline constexpr size_t kMaxTakenMembers = 32;
 template <class S>
 concept TakesMembers = requires(S& s, const ShortMember* v, size_t n, bool* ok) {
