@@ -217,4 +217,18 @@ class ReaderState {
   KeySet keys_;
 };
 
+// The end of a reader's offer of a short map to a TakesMembers sink (sink.h): its n
+// members read into m, `empties` of them empty containers, the map at `start` in the
+// input. kNone when such a container would be past max_depth; else the sink is told the
+// map's start (when it takes ItemStart) and offered the map.
+template <class S>
+Offer OfferTo(S& sink, ReaderState& st, const ShortMember* m, size_t n, uint32_t empties,
+              uint64_t start) {
+  if (empties != 0 && st.depth() + 1 >= st.ctx().limits.max_depth) return Offer::kNone;
+  if constexpr (requires { sink.ItemStart(uint64_t{0}); }) sink.ItemStart(start);
+  bool ok;
+  if (!sink.TakeMembers(m, n, &ok)) return Offer::kDeclined;
+  return ok ? Offer::kTaken : Offer::kFailed;
+}
+
 }  // namespace rosetta::codec

@@ -616,17 +616,13 @@ typename JsonReader<S>::Offered JsonReader<S>::OfferMembers(const uint32_t* idx,
     if (c != ',' || k == kMaxTakenMembers) return {Offer::kNone, 0};
     j = after + 1;
   }
-  // (max_items: as the ',' checks count a map's members. An empty container one deeper.)
+  // (max_items: as the ',' checks count a map's members.)
   if (k > ctx_.limits.max_items) return {Offer::kNone, 0};
-  if (empties != 0 && st_.depth() + 1 >= ctx_.limits.max_depth) return {Offer::kNone, 0};
-  const uint64_t at = idx[i];
-  if constexpr (kItemStarts) sink_.ItemStart(at);
-  bool ok;
-  if (!sink_.TakeMembers(m, k, &ok)) return {Offer::kDeclined, 0};
-  if (!ok) [[unlikely]]
-    return {Offer::kFailed, 0};
-  if constexpr (kWantsCounts) opened_ += 1 + empties;
-  return {Offer::kTaken, j + 1};
+  const Offer offer = OfferTo(sink_, st_, m, k, empties, idx[i]);
+  if constexpr (kWantsCounts) {
+    if (offer == Offer::kTaken) opened_ += 1 + empties;
+  }
+  return {offer, j + 1};
 }
 
 template <Sink S>

@@ -450,15 +450,9 @@ Offer MsgpackReader<S>::OfferMembers(uint64_t count, uint64_t start) {
       return Offer::kNone;
     }
   }
-  // (An empty container one deeper.)
-  if (empties != 0 && st_.depth() + 1 >= st_.ctx().limits.max_depth) return Offer::kNone;
-  if constexpr (kItemStarts) sink_.ItemStart(start);
-  bool ok;
-  if (!sink_.TakeMembers(m, count, &ok)) return Offer::kDeclined;
-  if (!ok) [[unlikely]]
-    return Offer::kFailed;
-  pos_ = p;
-  return Offer::kTaken;
+  const Offer offer = OfferTo(sink_, st_, m, count, empties, start);
+  if (offer == Offer::kTaken) pos_ = p;
+  return offer;
 }
 
 }  // namespace rosetta::codec
