@@ -638,8 +638,9 @@ TEST(TakeMembersCbor, OtherMapsComeEventByEvent) {
   EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 01 02"), "0:{1 1:1 2:2 }");
   EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 79 00 01 61 01"), R"(0:{1 1:"a" 5:1 })");
   EXPECT_EQ(ReadBinaryMembers<CborReader>("a1 a1 61 61 01 02"), R"(0:{1 1:{1 2:"a" 4:1 } 5:2 })");
+  const Limits limits;  // (the Context keeps a reference)
   const MappingOptions options;
-  Context ctx(Limits{}, options);
+  Context ctx(limits, options);
   MembersRecorder sink;
   ASSERT_TRUE((CborReader<MembersRecorder, true>(ctx, sink).Read(Hex("a1 61 61 01"))));
   EXPECT_EQ(sink.log(), R"(0:{1 1:"a" 3:1 })");
