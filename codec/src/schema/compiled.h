@@ -321,11 +321,11 @@ struct alignas(64) Node {
   // checks pass at once, or its end fails (citm's areas, prices and seat categories,
   // twitter's entities, package's dependencies).
   bool leaf_map : 1 = false;  // (Three bits of one byte, with short_map.)
-  // A leaf_map whose map the JSON reader may offer whole (Validator::MayTakeMembers): at
-  // most kMaxTakenMembers required names, each a member whose subschema may take a short
-  // value (a plain check that lets some scalar through, or a leaf container that may be
-  // empty). Others would be
-  // read in vain: twitter's users, with 30 required members and maps among them.
+  // A leaf_map whose map a reader may offer whole (Validator::MayTakeMembers): at most
+  // kMaxTakenMembers required names, each a member whose subschema may take a short value
+  // (a plain check that lets some scalar through, or a direct container that may be
+  // empty). Others would be read in vain: twitter's users, with 24 required members and
+  // maps among them.
   bool short_map : 1 = false;
   // One patternProperties entry, which matches the name of no property: a member's
   // subschema is its property's, else the pattern's when it matches, else

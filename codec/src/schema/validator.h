@@ -137,11 +137,13 @@ class Validator {
     return c != kNone && nodes_[c].leaf_array;
   }
   // A short map as one event (TakesMembers, sink.h): taken when it is the child of a
-  // direct frame, a lone member or a leaf, its subschema a Node::leaf_map, each name a
-  // member LeafKey would take with a bit (so no name repeats), each value passing that
-  // member's subschema by the inline check its event would have (an empty container by
-  // PassesEmpty), and the end passing as OnEnd's leaf check: as the leaf frame opened and
-  // closed would have taken it, with no frame. Declined (false, nothing changed) otherwise.
+  // direct frame, a lone member or a leaf, its subschema a Node::leaf_map, each name one
+  // LeafKeyFind would take (a member with a subschema, or a name NonMemberChild gives one),
+  // no name given twice (member bits, and NameTable for the names with none), each value
+  // passing its subschema by the inline check its event would have (an empty container
+  // by PassesEmpty), and the end passing as OnEnd's leaf check: as the leaf frame opened
+  // and closed would have taken it, with no frame. Declined (false, nothing changed)
+  // otherwise.
   [[gnu::noinline]] bool TakeMembers(const ShortMember* v, size_t n, bool* ok);
   // Whether the next value, a map, may be taken by TakeMembers (its first checks).
   [[gnu::always_inline]] bool MayTakeMembers() const {
