@@ -614,6 +614,8 @@ std::optional<AsciiDfa> AsciiDfa::Build(std::string_view ecma) {
   for (unsigned b = 0; b < 128; ++b)
     for (size_t s = 0; s < run_sets.size(); ++s)
       if (run_sets[s].Has(b)) dfa.run_member_[b] |= static_cast<uint8_t>(1u << s);
+  for (unsigned b = 0; b < 128; ++b)
+    if (last.chars.Has(b)) dfa.run_low_[b & 15] |= static_cast<uint8_t>(1u << (b >> 4));
   dfa.run_fixed_ = static_cast<uint8_t>(fixed);
   dfa.run_last_ = static_cast<uint8_t>(1u << k);
   dfa.run_min_ = fixed + last.min;

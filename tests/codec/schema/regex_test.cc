@@ -14,6 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 #include <nlohmann/json.hpp>
@@ -985,6 +988,67 @@ TEST(AsciiDfa, PlacesDecideTheRunForm) {
     ASSERT_TRUE(dfa.has_value()) << not_runs;
     EXPECT_FALSE(dfa->runs()) << not_runs;
   }
+}
+
+// The run form's last run is checked 32 bytes at a time (AsciiDfa::RunAllIn): every
+// length to 100, every byte value at the first, a middle and the last place of the run,
+// and texts that end at a page's end with the next page unreadable (a load past it would
+// fault: those go byte by byte), each verdict RE2's.
+TEST(AsciiDfa, RunsOfEveryLengthAndByte) {
+  const long page = sysconf(_SC_PAGESIZE);
+  void* const mem = mmap(nullptr, static_cast<size_t>(page) * 2, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  char* const guard = static_cast<char*>(mem) + page;
+  ASSERT_EQ(mprotect(guard, static_cast<size_t>(page), PROT_NONE), 0);
+  uint64_t checked = 0, matched = 0, at_page_end = 0;
+  for (const auto& [pattern, member] :
+       std::vector<std::pair<const char*, char>>{{"^[0-9]{1,20}$", '7'},
+                                                 {"^[a-z][a-z0-9_]*$", 'q'},
+                                                 {"^SEE LICENSE IN [A-Za-z0-9._/-]+$", '/'},
+                                                 {"^\\d{3}-\\w+$", '_'},
+                                                 {"^[\\-\\]]+$", ']'},
+                                                 {"^[ -~]*$", '~'},
+                                                 {"^[!-~]{2,}$", '!'}}) {
+    const std::optional<AsciiDfa> dfa = AsciiDfa::Build(pattern);
+    ASSERT_TRUE(dfa.has_value()) << pattern;
+    ASSERT_TRUE(dfa->runs()) << pattern;
+    std::string error;
+    const std::unique_ptr<re2::RE2> re = CompileEcmaRegex(pattern, &error);
+    ASSERT_TRUE(re) << error;
+    // The fixed part: the shortest text RE2 matches with `member` after it.
+    std::string head;
+    for (const char* h : {"", "a", "SEE LICENSE IN ", "123-"})
+      if (RegexSearch(*re, std::string(h) + member + member)) head = h;
+    auto check = [&](std::string_view text) {
+      const bool want = RegexSearch(*re, text);
+      ASSERT_EQ(dfa->Search(text), want)
+          << pattern << " on " << ::testing::PrintToString(std::string(text));
+      ++checked;
+      matched += want;
+    };
+    for (size_t n = 0; n <= 100; ++n) {
+      std::string text = head + std::string(n, member);
+      check(text);
+      // The text's last byte at the page's end.
+      char* const end_at = guard - text.size();
+      std::memcpy(end_at, text.data(), text.size());
+      check(std::string_view(end_at, text.size()));
+      ++at_page_end;
+      if (n == 0) continue;
+      for (const size_t at : {size_t{0}, n / 2, n - 1}) {
+        for (int b = 0; b < 256; ++b) {
+          std::string t = text;
+          t[head.size() + at] = static_cast<char>(b);
+          check(t);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(munmap(mem, static_cast<size_t>(page) * 2), 0);
+  EXPECT_EQ(at_page_end, 7u * 101);
+  EXPECT_GT(checked, 7u * 100 * 3 * 256);
+  EXPECT_GT(matched, 7u * 100 * 3 * 20);
 }
 
 TEST(AsciiDfa, AgreesWithRe2OnMutatedAndRandomText) {
