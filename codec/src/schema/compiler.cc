@@ -531,11 +531,19 @@ class Compiler {
     return Compile(v, at, target, error);
   }
 
+  // Room for one more node. The nodes are reserved for about as many as the schemas
+  // make; past that, an eighth more: doubling would leave up to half of them spare, which
+  // Load would copy all the nodes to give back.
+  static void RoomForNode(std::vector<Node>& nodes) {
+    if (nodes.size() == nodes.capacity()) nodes.reserve(nodes.size() + nodes.size() / 8 + 1);
+  }
+
   bool Compile(const JVal* v, const Pos& given, uint32_t* node, std::string* error) {
     if (auto it = memo_.find(v); it != memo_.end()) return *node = it->second, true;
     Pos p = given;
     if (auto it = pos_of_.find(v); it != pos_of_.end()) p = positions_[it->second];
     const uint32_t index = static_cast<uint32_t>(out_->nodes.size());
+    RoomForNode(out_->nodes);
     out_->nodes.emplace_back();
     sources_.emplace_back();
     memo_[v] = index;
@@ -1657,6 +1665,7 @@ class Compiler {
           host.leaf_array = host.leaf_map = false;
           host.rare_mut().cond_base = own;
           host.rare_mut().cond_checks = checks;
+          RoomForNode(nodes);
           nodes.push_back(std::move(host));
           base = static_cast<uint32_t>(nodes.size() - 1);
         }
@@ -1683,6 +1692,7 @@ class Compiler {
     NodeRare& r = copy.rare_mut();
     r.cond_base = base;
     r.cond_checks = std::move(checks);
+    RoomForNode(nodes);
     nodes.push_back(std::move(copy));
     return static_cast<uint32_t>(nodes.size() - 1);
   }
@@ -1753,6 +1763,7 @@ class Compiler {
     Node host = nodes[own];
     host.has |= Node::kCondNested;
     host.rare_mut().cond_base = own;
+    RoomForNode(nodes);
     nodes.push_back(std::move(host));
     Node& h = nodes.back();
     BuildMembersOf(&h, props);
@@ -2258,8 +2269,11 @@ std::shared_ptr<const JsonSchemaSet> JsonSchemaSet::Load(std::vector<Document> d
   }
   if (!compiler.Finish(error)) return nullptr;
   // (The tables grew by doubling while compiling; a loaded set keeps what it uses. A
-  // node's own vectors are not moved: member_names views their strings.)
-  compiled->nodes.shrink_to_fit();
+  // node's own vectors are not moved: member_names views their strings. The nodes were
+  // reserved for about as many as there are: a copy of them all, in pages touched for the
+  // first time, to give back a few spare nodes would cost more than it saves.)
+  if (compiled->nodes.capacity() - compiled->nodes.size() > compiled->nodes.size() / 8)
+    compiled->nodes.shrink_to_fit();
   compiled->locations.shrink_to_fit();
   compiled->plans.shrink_to_fit();
   compiled->regexes.shrink_to_fit();
