@@ -177,10 +177,10 @@ std::string Doubled(double d) {
 
 }  // namespace
 
-struct Validator::Spare {
-  PodStack<Eval> evals;
-  PodStack<Slot> slots;
-  FrameStack frames;
+// The buffers a Validator uses in place (through its references), which most requests
+// touch little or not at all: not swapped, which cost more than the rest of a record's
+// setup.
+struct Validator::Rare {
   std::vector<Extra> extras;
   std::vector<uint64_t> marks;
   std::string canon;
@@ -188,6 +188,13 @@ struct Validator::Spare {
   std::vector<std::string_view> sort_parts;
   std::string sort_bytes;
   std::vector<ScopeEntry> scopes;
+};
+
+struct Validator::Spare {
+  PodStack<Eval> evals;
+  PodStack<Slot> slots;
+  FrameStack frames;
+  Rare rare;
   bool in_use = false;
 };
 
@@ -196,17 +203,22 @@ Validator::Spare& Validator::ThreadSpare() {
   return spare;
 }
 
+bool Validator::ClaimSpare() {
+  Spare& spare = ThreadSpare();
+  if (spare.in_use) return false;
+  spare.in_use = true;
+  return true;
+}
+
+Validator::Rare* Validator::OwnRare() {
+  own_rare_ = std::make_unique<Rare>();
+  return own_rare_.get();
+}
+
 void Validator::SwapBuffers(Spare& s) {
   evals_.swap(s.evals);
   slots_.swap(s.slots);
   std::swap(frames_, s.frames);
-  extras_.swap(s.extras);
-  marks_.swap(s.marks);
-  canon_.swap(s.canon);
-  scalar_canon_.swap(s.scalar_canon);
-  sort_parts_.swap(s.sort_parts);
-  sort_bytes_.swap(s.sort_bytes);
-  scopes_.swap(s.scopes);
 }
 
 uint64_t Validator::HeldBytes() const {
@@ -239,13 +251,17 @@ Validator::Validator(Context& ctx, const Compiled& set, uint32_t root, uint32_t 
       max_violations_(max_violations == 0 ? 1 : max_violations),
       format_assertion_(ctx.options.format_assertion),
       all_errors_(violations != nullptr),
-      shallow_frames_(std::min<uint64_t>(kReservedFrames, ctx.limits.max_depth + 1u)) {
-  Spare& spare = ThreadSpare();
-  if (!spare.in_use) {
-    SwapBuffers(spare);
-    spare.in_use = true;
-    took_spare_ = true;
-  }
+      shallow_frames_(std::min<uint64_t>(kReservedFrames, ctx.limits.max_depth + 1u)),
+      took_spare_(ClaimSpare()),
+      rare_(took_spare_ ? &ThreadSpare().rare : OwnRare()),
+      extras_(rare_->extras),
+      marks_(rare_->marks),
+      canon_(rare_->canon),
+      scalar_canon_(rare_->scalar_canon),
+      sort_parts_(rare_->sort_parts),
+      sort_bytes_(rare_->sort_bytes),
+      scopes_(rare_->scopes) {
+  if (took_spare_) SwapBuffers(ThreadSpare());
   scopes_.push_back(ScopeEntry{kNone, kNone});
   evals_.reserve(kReservedEvals);
   slots_.reserve(64);
@@ -262,7 +278,10 @@ Validator::~Validator() {
   for (const Extra& x : extras_)
     held += x.claims.capacity() * 8 + x.uneval.capacity() * sizeof(x.uneval[0]) +
             x.seen_more.capacity() * 4;
-  if (held > kSpareBytes) return;  // freed with this Validator; the next starts small
+  if (held > kSpareBytes) {  // freed; the next Validator starts small
+    *rare_ = Rare{};
+    return;
+  }
   evals_.clear();
   slots_.clear();
   frames_.clear();

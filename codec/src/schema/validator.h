@@ -788,11 +788,16 @@ class Validator {
   bool SpecialDone();
 
   // The working buffers of the thread's last Validator, kept for its next one (a request
-  // after a request, a record after a record): swapped in whole, cleared, so a request
-  // allocates only where it outgrows them. Buffers past kSpareBytes are freed instead.
-  // The budget is charged NeededBytes (what buffers grown from empty would hold for this
-  // request), so a request's verdict never depends on what ran before it on the thread.
+  // after a request, a record after a record): the stacks every event uses are swapped in,
+  // the rest (Rare) used where they are, through references; all cleared after, so a
+  // request allocates only where it outgrows them. Buffers past kSpareBytes are freed
+  // instead. The budget is charged NeededBytes (what buffers grown from empty would hold
+  // for this request), so a request's verdict never depends on what ran before it on the
+  // thread. A Validator made while another one on its thread holds them has its own.
   struct Spare;
+  struct Rare;
+  static bool ClaimSpare();
+  Rare* OwnRare();
   static constexpr uint64_t kSpareBytes = uint64_t{1} << 20;
   static Spare& ThreadSpare();
   void SwapBuffers(Spare& s);
@@ -813,7 +818,9 @@ class Validator {
   uint64_t shallow_frames_;
   bool stopped_ = false;
   bool failed_ = false;
-  bool took_spare_ = false;  // its buffers are the thread's spare ones (Spare)
+  bool took_spare_ = false;         // its buffers are the thread's spare ones (Spare)
+  std::unique_ptr<Rare> own_rare_;  // (when it took no spare)
+  Rare* rare_;                      // the spare's or its own: the references below
 
   uint64_t item_offset_ = 0;
   // Whether item_offset_ holds the current item's start (kHeld: set by its first
@@ -902,7 +909,7 @@ class Validator {
     Frame* top_ = nullptr;
   };
   FrameStack frames_;
-  std::vector<Extra> extras_;
+  std::vector<Extra>& extras_;
   uint32_t extras_used_ = 0;
   // The text of the top frame's current name when it is no view of the reader's bytes (an
   // integer key's decimal text, a tagged key's copy, which the next tagged item's buffers
@@ -924,13 +931,13 @@ class Validator {
   // Copies of member names that Extra::uneval records and that were no reader's bytes (an
   // integer key's text, a tagged key): a frame's KeyStore is rewritten at its next name.
   std::forward_list<std::string> key_copies_;  // (empty: no allocation, unlike a deque)
-  std::vector<uint64_t> marks_;
-  std::string canon_;
-  std::string scalar_canon_;  // a scalar's canonical form for const / enum (reused)
+  std::vector<uint64_t>& marks_;
+  std::string& canon_;
+  std::string& scalar_canon_;  // a scalar's canonical form for const / enum (reused)
   // A captured map's members while they are sorted (CloseCapture; reused). No larger
   // than the capture's marks and bytes, which are charged.
-  std::vector<std::string_view> sort_parts_;
-  std::string sort_bytes_;
+  std::vector<std::string_view>& sort_parts_;
+  std::string& sort_bytes_;
   uint64_t charged_ = 0;
   // Extra records' and dynamic scopes' growth this request (NeededBytes).
   uint64_t extra_bytes_ = 0;
@@ -940,7 +947,7 @@ class Validator {
     uint32_t resource;
     uint32_t parent;
   };
-  std::vector<ScopeEntry> scopes_;
+  std::vector<ScopeEntry>& scopes_;
   std::unordered_map<uint64_t, uint32_t> scope_ids_;
 
   // Special items.

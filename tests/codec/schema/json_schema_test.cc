@@ -10,12 +10,17 @@
 #include <cstring>
 #include <functional>
 #include <string>
+
+#include <malloc.h>
 #include <tuple>
 #include <vector>
 
+#include "core/context.h"
 #include "rosetta/codec/json_schema.h"
 #include "rosetta/codec/transcode.h"
 #include "rosetta_test_data.h"
+#include "schema/compiled.h"
+#include "schema/validator.h"
 
 namespace rosetta::codec {
 namespace {
@@ -46,6 +51,52 @@ std::string Float64Bytes(double x) {
   std::string s(8, '\0');
   for (int i = 0; i < 8; ++i) s[i] = static_cast<char>(u >> (56 - 8 * i));
   return s;
+}
+
+// A thread's Validator works in the thread's spare buffers; one made while another holds
+// them has its own (Validator::Rare). Two alive at once keep their captures apart, and a
+// capture that outgrows the spare (kSpareBytes) leaves nothing behind for the next.
+TEST(JsonSchema, ValidatorsAliveTogetherKeepTheirBuffersApart) {
+  const auto set = One(R"({"type": "array", "uniqueItems": true,
+                           "items": {"type": "array", "uniqueItems": true}})");
+  ASSERT_TRUE(set);
+  const auto* loaded = dynamic_cast<const schema::LoadedSchema*>(set->Find("s"));
+  ASSERT_NE(loaded, nullptr);
+  const Limits limits;
+  const MappingOptions options;
+  // [[1, 2], <another Validator runs here>, [1, 2]]: a duplicate; or [3] in its place.
+  for (const bool duplicate : {true, false}) {
+    Context ctx(limits, options);
+    schema::Validator outer(ctx, loaded->set(), loaded->root(), loaded->document(), nullptr, 16);
+    ASSERT_TRUE(outer.BeginArray(3));
+    ASSERT_TRUE(outer.BeginArray(2));
+    ASSERT_TRUE(outer.Uint(1));
+    ASSERT_TRUE(outer.Uint(2));
+    ASSERT_TRUE(outer.EndArray());
+    // The inner one's items are the outer's next item reversed, and equal in pairs.
+    EXPECT_EQ(Check(*set, Format::kJson, "[[2, 1], [2, 1]]").code, ErrorCode::kSchemaViolation);
+    EXPECT_TRUE(Check(*set, Format::kJson, "[[2, 1], [1, 2], [9, 8, 7]]").ok());
+    EXPECT_EQ(Check(*set, Format::kJson, "[[2, 1], [1, 1]]").code, ErrorCode::kSchemaViolation);
+    ASSERT_TRUE(outer.BeginArray(2));
+    ASSERT_TRUE(outer.Uint(duplicate ? 1 : 3));
+    ASSERT_TRUE(outer.Uint(2));
+    ASSERT_TRUE(outer.EndArray());
+    const bool ended = outer.EndArray();
+    const bool valid = outer.Finish();
+    EXPECT_EQ(ended && valid, !duplicate) << ctx.status.message;
+    EXPECT_EQ(ctx.status.code, duplicate ? ErrorCode::kSchemaViolation : ErrorCode::kOk);
+  }
+  // More than kSpareBytes of captured items, then small requests on the same thread.
+  std::string big = "[";
+  for (int i = 0; i < 200000; ++i) {
+    big.append(i == 0 ? "[" : ",[").append(std::to_string(i)).append("]");
+  }
+  big += "]";
+  const size_t before = mallinfo2().uordblks;  // (0 where a sanitizer's allocator runs)
+  EXPECT_TRUE(Check(*set, Format::kJson, big).ok());
+  EXPECT_LT(mallinfo2().uordblks, before + (size_t{1} << 20)) << "the spare kept the capture";
+  EXPECT_EQ(Check(*set, Format::kJson, "[[1], [1]]").code, ErrorCode::kSchemaViolation);
+  EXPECT_TRUE(Check(*set, Format::kJson, "[[1], [2]]").ok());
 }
 
 TEST(JsonSchema, ViolationNamesOffsetPathAndKeyword) {
