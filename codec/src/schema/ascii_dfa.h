@@ -135,9 +135,9 @@ class AsciiDfa {
   // low nibble's entry has bit h when the byte with high nibble h is in the set, and the
   // high nibble's entry is bit h, none from 8 on, where no ASCII byte is). A run of 1-31
   // bytes is loaded whole when the 32 bytes from q lie in one page (the bytes past
-  // its end are masked off, and a load inside a page cannot fault: hence no address
-  // sanitizer here); across a page's end, byte by byte.
-  [[gnu::no_sanitize_address]] bool RunAllIn(const unsigned char* q, size_t m) const {
+  // its end are masked off, and a load inside a page cannot fault: LoadInPage); across a
+  // page's end, byte by byte.
+  bool RunAllIn(const unsigned char* q, size_t m) const {
     __m128i low_entries;
     std::memcpy(&low_entries, run_low_, 16);
     const __m256i low_table = _mm256_broadcastsi128_si256(low_entries);
@@ -145,9 +145,8 @@ class AsciiDfa {
         _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32,
                          64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m256i nibble = _mm256_set1_epi8(0x0F);
-    // A mask of the bytes (of 32 at p) outside the set.
-    auto outside = [&](const unsigned char* at) {
-      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+    // A mask of the 32 bytes outside the set.
+    auto outside = [&](__m256i v) {
       const __m256i lo = _mm256_shuffle_epi8(low_table, _mm256_and_si256(v, nibble));
       const __m256i hi =
           _mm256_shuffle_epi8(high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
@@ -161,12 +160,21 @@ class AsciiDfa {
         for (size_t i = 0; i < m; ++i) all &= run_member_[q[i]];
         return all != 0;
       }
-      return (outside(q) & ((uint32_t{1} << m) - 1)) == 0;
+      return (outside(LoadInPage(q)) & ((uint32_t{1} << m) - 1)) == 0;
     }
+    auto load = [](const unsigned char* at) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+    };
     size_t i = 0;
     for (; m - i > 32; i += 32)
-      if (outside(q + i) != 0) return false;
-    return outside(q + m - 32) == 0;  // the last 32 (some checked already)
+      if (outside(load(q + i)) != 0) return false;
+    return outside(load(q + m - 32)) == 0;  // the last 32 (some checked already)
+  }
+  // The 32 bytes from q, which lie in one page, some of them past the text (masked off by
+  // the caller): a load inside a page cannot fault, so the address sanitizer, which would
+  // report the bytes past the text, is off here alone.
+  [[gnu::no_sanitize_address]] static __m256i LoadInPage(const unsigned char* q) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
   }
 #endif
   // Whether the text's first byte alone rules a match out (a pattern anchored at the start
