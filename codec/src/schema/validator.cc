@@ -279,6 +279,8 @@ Validator::~Validator() {
     held += x.claims.capacity() * 8 + x.uneval.capacity() * sizeof(x.uneval[0]) +
             x.seen_more.capacity() * 4;
   if (held > kSpareBytes) {  // freed; the next Validator starts small
+    // (Moved from, not assigned to: a string assigned an empty one keeps its buffer.)
+    { const Rare freed = std::move(*rare_); }
     *rare_ = Rare{};
     return;
   }
