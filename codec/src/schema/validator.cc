@@ -688,6 +688,12 @@ bool Validator::ChooseValue(Frame& f, const std::string_view* value) {
   const UnionChoice& c = set_.choices[f.child];
   const uint64_t offset = f.rest_bits;
   if (!MakeChoice(f, value != nullptr ? c.ForValue(*value) : c.no_string)) return false;
+  if (f.claims) {
+    // The first name went to the reader's record (nothing claimed then); its bit is
+    // recorded too, so that the same name again is the validator's duplicate.
+    const uint8_t bit = MemberBit(f, f.key);
+    if (bit != Node::Member::kNoBit) f.claimed |= uint64_t{1} << bit;
+  }
   return f.mode == Frame::kDirect ? DirectKey(f, f.key, offset) : MapKey(f, f.key, offset);
 }
 
@@ -717,7 +723,10 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
     f.mode = Frame::kDirect;
     f.child = kNone;
     f.capture = false;
-    f.claims = false;  // (the union's node has no members: the reader checks the names)
+    // The leaf's member bits take over the duplicate check from here (ClaimKey): the first
+    // name, given before the choice when the choice is by its value, is claimed by
+    // ChooseValue; else the reader claims it after this.
+    f.claims = ln.member_bits;
     f.expect = ln.first_member;
     f.rest_lengths = f.rest_bits = ~uint64_t{0};
     return Account();

@@ -1622,7 +1622,9 @@ TEST(JsonSchema, EndTablesJudgeAsFinalizeDoes) {
 // refuses it (code, offset, path, message), in JSON, CBOR and MessagePack, in maps read
 // every way: direct, lone members, planned with several evaluations, settled, captured,
 // nested, past 64 members, with names that look like integers, with names only
-// `required` watches, and (CBOR) keys under tags, which the validator drops.
+// `required` watches, chosen among a union's leaves by the first name or by its value
+// (whose name reached the reader's record before the choice), and (CBOR) keys under
+// tags, which the validator drops.
 TEST(JsonSchema, RepeatedMemberNamesAreRefusedAsTheReaderRefusesThem) {
   std::string wide = R"({"type":"object","properties":{)";
   for (int i = 0; i < 70; ++i) {
@@ -1649,6 +1651,17 @@ TEST(JsonSchema, RepeatedMemberNamesAreRefusedAsTheReaderRefusesThem) {
       // whose later names are then not looked up by the evaluation.
       R"({"anyOf":[{"properties":{"o":{"properties":{"a":{"type":"integer"},"x":{}},"additionalProperties":false}}},true]})",
       wide,
+      // Unions whose map is chosen by its first name's value, and by its first name.
+      R"({"oneOf":[{"properties":{"type":{"const":"A"},"a":{},"b":{}},"required":["type"]},
+                   {"properties":{"type":{"const":"B"},"a":{},"b":{}},"required":["type"]},
+                   {"properties":{"type":{"const":"C"},"a":{},"b":{}},"required":["type"]},
+                   {"properties":{"type":{"const":"D"},"a":{},"b":{}},"required":["type"]}],
+          "type":"object"})",
+      R"({"oneOf":[{"properties":{"w":{},"a":{},"b":{}},"additionalProperties":false},
+                   {"properties":{"x":{},"a":{},"b":{}},"additionalProperties":false},
+                   {"properties":{"y":{},"a":{},"b":{}},"additionalProperties":false},
+                   {"properties":{"z":{},"a":{},"b":{}},"additionalProperties":false}],
+          "type":"object"})",
   };
   const std::vector<std::string> instances = {
       R"({"a":1,"a":2})",
@@ -1673,6 +1686,11 @@ TEST(JsonSchema, RepeatedMemberNamesAreRefusedAsTheReaderRefusesThem) {
       R"({"a":"x","a":"y"})",
       R"({"a\u0062":1,"ab":2})",
       R"({"b":1,"\u0062":2})",
+      R"({"type":"A","a":1,"a":2})",
+      R"({"type":"A","type":"A"})",
+      R"({"type":"B","b":1,"type":"B"})",
+      R"({"w":1,"a":1,"a":2})",
+      R"({"w":1,"b":1,"w":2})",
   };
   // Each instance in each format (transcoded with repeated keys allowed), CBOR maps with a
   // tag (32, a URI: dropped) on a key: {"a": 1, 32("a"): 2}, the other way round, and
