@@ -201,6 +201,12 @@ struct NodeRare {
   // subschema for the member.
   uint32_t cond_base = ~uint32_t{0};
   std::vector<std::pair<uint8_t, uint32_t>> cond_checks;
+  // Of such a copy, bit t (0: null, 1: boolean) when cond_base's inline check passes every
+  // value of that type and each of cond_checks gives its verdict on it by the type alone
+  // (Validator::CondChild's: a type the branch's subschema excludes fails it, one its
+  // inline check lets through passes it); cond_type_fails[t]: the branch bits it fails.
+  uint8_t cond_by_type = 0;
+  uint8_t cond_type_fails[2] = {};
   // A union whose one branch alone takes an array (Compiler::ArrayLeaf): an array due to
   // the union alone opens that branch's direct frame (Validator::OpenLeafOfUnion).
   uint32_t array_leaf = ~uint32_t{0};

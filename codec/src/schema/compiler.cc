@@ -1692,6 +1692,24 @@ class Compiler {
     NodeRare& r = copy.rare_mut();
     r.cond_base = base;
     r.cond_checks = std::move(checks);
+    // (CondChild's verdicts on a null and on a boolean, where the types alone give them.)
+    const uint8_t types[2] = {kTypeNull, kTypeBoolean};
+    for (int t = 0; t < 2; ++t) {
+      const Node& b = nodes[base];
+      bool by_type = b.scalar_plain && (b.plain_types & types[t]);
+      uint8_t fails = 0;
+      for (const auto& [bit, node] : r.cond_checks) {
+        const Node& c = nodes[node];
+        if (c.kind == Node::kSchema && (c.has & Node::kType) && !(c.types & types[t]))
+          fails |= bit;
+        else if (!(c.scalar_plain && (c.plain_types & types[t])))
+          by_type = false;
+      }
+      if (by_type) {
+        r.cond_by_type |= static_cast<uint8_t>(1u << t);
+        r.cond_type_fails[t] = fails;
+      }
+    }
     RoomForNode(nodes);
     nodes.push_back(std::move(copy));
     return static_cast<uint32_t>(nodes.size() - 1);

@@ -481,8 +481,30 @@ bool Validator::Null() {
   // As Uint: a direct frame's null that its plain subschema lets through.
   if (PassDirect([](const Node& n) { return n.scalar_plain && (n.plain_types & kTypeNull); }))
     return extra_bytes_ == extra_accounted_ || AccountExtras();
+  return NullOrBoolScalar(kTypeNull, false);
+}
+
+bool Validator::NullOrBoolScalar(uint8_t type, bool b) {
+  // (OnScalar's way to CondChild for a kDirect frame's member: its offset, its verdicts,
+  // the count.) Twitter's nulls of in_reply_to_* and of a user's utc_offset and time_zone.
+  if (!stopped_ && !frames_.empty()) {
+    Frame& f = frames_.back();
+    if (f.mode == Frame::kDirect && f.is_map && !f.expect_key && f.child != kNone) {
+      const Node& item = nodes_[f.child];
+      const int t = type == kTypeNull ? 0 : 1;
+      if ((item.has & Node::kCondMember) && (item.rare().cond_by_type >> t & 1)) {
+        offset_hold_ &= kReplaying;
+        Eval& ev = evals_[f.evals_begin];
+        if (ev.valid || ev.committed) ev.cond |= item.rare().cond_type_fails[t];
+        ++f.count;
+        f.expect_key = true;
+        return extra_bytes_ == extra_accounted_ || AccountExtras();
+      }
+    }
+  }
   Scalar v;
-  v.type = kTypeNull;
+  v.type = type;
+  v.b = b;
   return OnScalar(v);
 }
 
@@ -490,10 +512,7 @@ bool Validator::Bool(bool b) {
   if (special_) return SpecialBool(b);
   if (PassDirect([](const Node& n) { return n.scalar_plain && (n.plain_types & kTypeBoolean); }))
     return extra_bytes_ == extra_accounted_ || AccountExtras();
-  Scalar v;
-  v.type = kTypeBoolean;
-  v.b = b;
-  return OnScalar(v);
+  return NullOrBoolScalar(kTypeBoolean, b);
 }
 
 bool Validator::SpecialUint(uint64_t u) { return special_writer_->Uint(u) && SpecialDone(); }

@@ -374,6 +374,11 @@ class Validator {
   // ScalarChild would, then, in a direct frame, by each member-judged branch's subschema
   // for it, a failure recorded in the evaluation's EvalRecord::cond.
   [[gnu::noinline]] bool CondChild(Frame& f, const Node& item, const Scalar& v);
+  // A null or a boolean (type kTypeNull or kTypeBoolean, b its value) that the inline
+  // checks did not pass: a kDirect frame's member whose Node::kCondMember copy judges the
+  // type by the type alone (NodeRare::cond_by_type) takes CondChild's verdicts from the
+  // copy's bits, with no Scalar made; any other goes to OnScalar.
+  [[gnu::noinline]] bool NullOrBoolScalar(uint8_t type, bool b);
   // The same for a container member (OnBeginRest): the branches' subschemas judge it by its
   // type (as NodeRare::cond_direct has them); the member's own subschema, returned, opens
   // its frame.

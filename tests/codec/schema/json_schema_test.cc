@@ -1317,6 +1317,11 @@ TEST(JsonSchema, ConditionalsByMemberJudgeAsEvaluationDoes) {
           R"({"properties":{"a":{},"b":{"additionalProperties":true}},"if":{"properties":{"a":{"const":1}}},"then":{"properties":{"b":{"type":"array","properties":{"k":{"type":"string"}}}}}})",
           // A union with a branch evaluated beside: no conditional by member.
           R"({"properties":{"a":{},"b":{}},"oneOf":[{"required":["a"]},{"properties":{"b":{"type":"string"}},"required":["b"]}],"if":{"properties":{"a":{"type":"string"}}},"then":{"properties":{"b":{"type":"integer"}}}})",
+          // Nulls and booleans judged by their type alone (NodeRare::cond_by_type): a nullable
+          // union as the member's own subschema, branches that pass, exclude or evaluate them
+          // (const, false, a union).
+          R"({"properties":{"a":{"anyOf":[{"type":"null"},{"type":"integer","minimum":0}]},"b":{"type":["boolean","null","string"]}},"if":{"properties":{"a":{"type":["null","boolean"]}}},"then":{"properties":{"b":{"type":"boolean"}}},"else":{"properties":{"b":{"type":["null","string"],"maxLength":1}}}})",
+          R"({"properties":{"a":{"type":["boolean","null"]},"b":{"type":["boolean","null"]}},"if":{"properties":{"a":{"const":true}}},"then":{"properties":{"b":false}},"else":{"properties":{"b":{"anyOf":[{"type":"null"},{"type":"boolean"}]},"a":{"type":"boolean"}}}})",
       };
   const std::vector<std::pair<std::string, std::string>> contexts = {
       {"A", "X"},
@@ -1335,6 +1340,7 @@ TEST(JsonSchema, ConditionalsByMemberJudgeAsEvaluationDoes) {
                                            R"("")",
                                            R"("x1")",
                                            "true",
+                                           "false",
                                            "[]",
                                            "{}",
                                            "[1]",
@@ -1364,7 +1370,7 @@ TEST(JsonSchema, ConditionalsByMemberJudgeAsEvaluationDoes) {
   }
   int compared = 0, refused = 0;
   CompareReadings(schemas, contexts, instances, AllOfTrue, Same, &compared, &refused);
-  EXPECT_EQ(compared, 16 * 6 * (5 + 19 * 19 + 18 * 18));
+  EXPECT_EQ(compared, 18 * 6 * (5 + 20 * 20 + 19 * 19));
   EXPECT_GT(refused, compared / 2);
   EXPECT_GT(compared - refused, compared / 10);
 }
