@@ -739,6 +739,7 @@ bool Validator::MakeChoice(Frame& f, const ChoiceTable::Entry& choice) {
     evals_.push_back(ev);
     f.evals_begin = e;
     f.node = leaf;
+    f.table = ln.member_table.data();
     f.mode = Frame::kDirect;
     f.child = kNone;
     f.capture = false;
@@ -875,6 +876,7 @@ void Validator::SettleToDirect(Frame& f) {
   evals_.truncate(b + 1);
   slots_.truncate(f.slots_begin);
   f.node = l.node;
+  f.table = ln.member_table.data();
   f.mode = Frame::kDirect;
   f.child = child;
   const Node::Member* m = ln.FindMember(f.key, MemberKeyOf(f.key));
@@ -1371,6 +1373,7 @@ bool Validator::OnBeginRest(bool is_map) {
       f.capture = true;  // (until the choice: Frame::kChoose)
       f.mode = Frame::kChoose;
       f.node = s.node;
+      f.table = nodes_[s.node].member_table.data();
       f.child = set_.plans[plan].choice;
       f.claims = nodes_[s.node].member_bits;
       f.claimed = 0;
@@ -1414,6 +1417,7 @@ bool Validator::OnBeginRest(bool is_map) {
   f.mode = Frame::kEach;
   f.node = evals_.size() > f.evals_begin ? evals_[f.evals_begin].node : kNone;
   f.claims = is_map && f.node != kNone && nodes_[f.node].member_bits;
+  if (is_map && f.node != kNone) f.table = nodes_[f.node].member_table.data();
   f.claimed = 0;
   if (is_map) SetLone(f);
   if (capture) OpenCapture(f);
@@ -1458,6 +1462,7 @@ inline void Validator::FillDirect(Frame& f, const Node& n, uint32_t node, uint32
     f.claims = n.member_bits;
     f.claimed = 0;
     f.expect = n.first_member;
+    f.table = n.member_table.data();
   }
 }
 
@@ -1534,6 +1539,7 @@ inline void Validator::FillLeaf(Frame& f, uint32_t node, uint64_t offset) {
     f.claims = n.member_bits;
     f.claimed = 0;
     f.expect = n.first_member;
+    f.table = n.member_table.data();
     f.seen = 0;
   }
 }

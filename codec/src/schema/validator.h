@@ -337,6 +337,9 @@ class Validator {
     // lone_names): whether its Member::sole members are lone (LoneMember).
     bool lone_members = false;
     uint64_t seen = 0;  // kLeafMap: the watched names present so far (Eval::seen once made)
+    // Maps: the member table of `node` (set wherever `node` is), so that ExpectedMember's
+    // load of the expected entry waits on one load, not on the node's table pointer too.
+    const Node::Member* table = nullptr;
   };
   static_assert(sizeof(Frame) == 128, "a Frame's index is a shift");
 
@@ -442,11 +445,10 @@ class Validator {
                                                             std::string_view key) const {
     const uint16_t at = f.expect;
     if (at == Node::Member::kNoPlace || key.size() > 32) return nullptr;
-    const Node& n = nodes_[f.node];
     const MemberKey k = MemberKeyOf(key);
-    const Node::Member& m = n.member_table[at];
+    const Node::Member& m = f.table[at];
     if (m.a == k.a && m.b == k.b && m.size == key.size() && m.direct &&
-        (key.size() <= 16 || SameBytes(key, n.member_names[at])))
+        (key.size() <= 16 || SameBytes(key, nodes_[f.node].member_names[at])))
       return &m;
     return nullptr;
   }
